@@ -1,0 +1,25 @@
+#!/bin/sh
+# Install every Debian package krcore needs to build, test and benchmark.
+# Idempotent: packages already present are skipped by apt-get.
+set -eu
+
+PKGS="build-essential pkg-config kmod cpio \
+	qemu-system-x86 linux-image-amd64 linux-headers-amd64 \
+	rdma-core ibverbs-providers ibverbs-utils libibverbs-dev \
+	librdmacm-dev rdmacm-utils perftest busybox-static vde2 iproute2 \
+	libcmocka-dev clang"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing

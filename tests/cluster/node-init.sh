@@ -1,0 +1,64 @@
+#!/bin/sh
+# PID 1 of a krcore test node, started by the initramfs on the host's root
+# (read-only, over 9p). Brings up the node's virtio NIC and its Soft-RoCE
+# device, runs the node's command from the run directory and powers off.
+# The command's exit status goes to /run/krc/node<N>.rc, the kernel log to
+# /run/krc/node<N>.dmesg; tools/krcluster reads both.
+
+RUN=/run/krc
+node=0
+nodes=1
+repo=/
+net=10.77.0
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	krc.node=*) node=${arg#krc.node=} ;;
+	krc.nodes=*) nodes=${arg#krc.nodes=} ;;
+	krc.repo=*) repo=${arg#krc.repo=} ;;
+	krc.net=*) net=${arg#krc.net=} ;;
+	esac
+done
+
+export PATH="$repo/tools:$repo/build/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+export HOME=/tmp
+export KRC_NODE=$node KRC_NODES=$nodes KRC_REPO=$repo KRC_RUN=$RUN
+export KRC_NET=$net KRC_IP="$net.$((node + 1))"
+
+finish() {
+	echo "$1" >"$RUN/node$node.rc"
+	dmesg >"$RUN/node$node.dmesg" 2>&1
+	sync
+	echo "krc-node $node: exit $1"
+	# reboot(2) straight away: once the 9p root is gone nothing can be exec'd.
+	exec /bin/busybox poweroff -f
+}
+
+setup() {
+	hostname "node$node"
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	mount -t configfs none /sys/kernel/config 2>/dev/null
+	modprobe virtio_net || return 1
+	modprobe -a rdma_rxe ib_uverbs rdma_ucm rdma_cm ib_umad || return 1
+	ip link set lo up
+	i=0
+	while ! ip link show eth0 >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -gt 50 ] && { echo "no eth0"; return 1; }
+		sleep 0.1
+	done
+	ip addr add "$KRC_IP/24" dev eth0 || return 1
+	ip link set eth0 up || return 1
+	rdma link add rxe0 type rxe netdev eth0 || return 1
+	return 0
+}
+
+if ! setup >"$RUN/node$node.setup" 2>&1; then
+	cat "$RUN/node$node.setup"
+	echo "krc-node $node: node setup failed"
+	finish 125
+fi
+
+cd "$repo" || finish 125
+echo "krc-node $node: up, $KRC_IP, $(uname -r)"
+sh "$RUN/cmd" </dev/null
+finish $?
