@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# krcore: make          build krcore.ko, libkrcore (static, shared, .pc), tools
+#         make deps     install every Debian package the project needs
+#         make demo     boot a two-node Soft-RoCE cluster and run the demo
+#         make test     unit tests, then the cluster tests; ends "N passed, N failed"
+#         make install  install libkrcore, its headers, .pc and krctl (PREFIX=/usr/local)
+
+BUILD    ?= build
+PREFIX   ?= /usr/local
+KVER     ?= $(shell scripts/kver.sh 2>/dev/null)
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	    -Wmissing-prototypes -Wformat=2 -Wno-unused-parameter
+CPPFLAGS += -Iinclude -Iinclude/uapi -Icommon -D_GNU_SOURCE
+ALL_CFLAGS = -std=gnu11 -fPIC $(WARN) $(CFLAGS) $(CPPFLAGS) -MMD -MP
+
+LIB_VERSION := 0.1.0
+LIB_SONAME  := libkrcore.so.0
+
+COMMON_SRCS := common/card.c
+LIB_SRCS    := lib/vq.c lib/query.c $(COMMON_SRCS)
+LIB_OBJS    := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+TOOLS       := $(BUILD)/bin/krctl
+UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
+UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+PROG_SRCS   := $(wildcard tests/progs/*.c)
+PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
+
+.PHONY: all module lib tools unit deps demo test install clean
+all: module lib tools unit
+
+module:
+	@test -n "$(KVER)" || { echo "no guest kernel headers: run 'make deps'"; exit 1; }
+	$(MAKE) -C kernel KVER=$(KVER)
+
+lib: $(BUILD)/lib/libkrcore.a $(BUILD)/lib/$(LIB_SONAME) $(BUILD)/lib/pkgconfig/libkrcore.pc
+tools: $(TOOLS)
+unit: $(UNIT_BINS) $(PROG_BINS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/lib/libkrcore.a: $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/lib/$(LIB_SONAME): $(LIB_OBJS) lib/libkrcore.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=lib/libkrcore.map \
+		-o $@ $(LIB_OBJS)
+	ln -sf $(LIB_SONAME) $(BUILD)/lib/libkrcore.so
+
+$(BUILD)/lib/pkgconfig/libkrcore.pc: lib/libkrcore.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIB_VERSION)|' $< > $@
+
+# Tools link libkrcore statically: they run in place inside the test nodes.
+$(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(BUILD)/lib/libkrcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a
+
+# Unit tests: the portable code and the library, with cmocka, no VM.
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/lib/libkrcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -lcmocka
+
+deps:
+	sh scripts/deps.sh
+
+demo: all
+	tools/krcluster -n 2 -t 300 -p -- sh tests/cluster/demo.sh
+
+test: all
+	sh tests/run.sh
+
+install: lib tools
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/libkrcore.h include/uapi/krcore.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(BUILD)/lib/libkrcore.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/lib/$(LIB_SONAME) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(LIB_SONAME) $(DESTDIR)$(PREFIX)/lib/libkrcore.so
+	install -m 644 $(BUILD)/lib/pkgconfig/libkrcore.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 755 $(BUILD)/bin/krctl $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	-$(MAKE) -C kernel clean KVER=$(KVER)
+	rm -rf $(BUILD)/obj $(BUILD)/lib $(BUILD)/bin $(BUILD)/tests
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# Programs the cluster tests run inside the nodes.
+$(BUILD)/tests/%: tests/progs/%.c $(BUILD)/lib/libkrcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a
+
+.SECONDARY:

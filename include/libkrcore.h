@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * libkrcore.h - the user library of krcore.
+ *
+ * A thin layer over the ioctl ABI of /dev/krcore (include/uapi/krcore.h).
+ * Every open of /dev/krcore is a virtual queue (VQ): a private reliable
+ * connection for its process, multiplexed by the kernel onto physical QPs
+ * it shares among all processes of the node.
+ *
+ * Errors: every function that can fail returns a negative errno value
+ * (never sets errno as its only report). krc_errmsg() gives a sentence
+ * about the last failure of the calling thread, with what to do about it.
+ */
+#ifndef LIBKRCORE_H
+#define LIBKRCORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <krcore.h>	/* the UAPI: include/uapi/krcore.h */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The ABI version this library was built against. */
+#define KRC_LIB_ABI_VERSION	KRCORE_ABI_VERSION
+
+struct krc_vq;
+
+/*
+ * Open a virtual queue. Checks that krcore.ko is loaded and speaks ABI
+ * version >= KRC_LIB_ABI_VERSION (-EPROTO otherwise).
+ * Returns 0 and *vqp, or -ENOENT (module not loaded), -EACCES, -EPROTO...
+ */
+int krc_vq_open(struct krc_vq **vqp);
+
+/* Close @vq; NULL is allowed. */
+void krc_vq_close(struct krc_vq *vq);
+
+/* The file descriptor of @vq (for poll(2) and the like). */
+int krc_vq_fd(const struct krc_vq *vq);
+
+/* The module's ABI and version, as read when @vq was opened. */
+const struct krcore_version *krc_vq_version(const struct krc_vq *vq);
+
+/* This node's address card. -ENODEV: no active RoCE port with a GID. */
+int krc_query_card(struct krc_vq *vq, struct krcore_card *card);
+
+/* krcore's view of RDMA port @index (0, 1, ...). -ENOENT past the last. */
+int krc_query_port(struct krc_vq *vq, unsigned int index,
+		   struct krcore_port_info *info);
+
+/*
+ * Node addresses. krc_gid_parse() takes dotted IPv4 ("10.0.0.1") or an
+ * IPv6/GID text; krc_gid_format() writes the short text of a GID (dotted
+ * IPv4 when IPv4-mapped), KRC_GID_STRLEN bytes are always enough.
+ */
+#define KRC_GID_STRLEN	48
+int krc_gid_parse(const char *text, uint8_t gid[16]);
+int krc_gid_format(const uint8_t gid[16], char *buf, size_t len);
+
+/* A sentence about the last failure in this thread ("" if none). */
+const char *krc_errmsg(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBKRCORE_H */

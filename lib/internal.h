@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * internal.h - shared by the files of libkrcore, not installed.
+ */
+#ifndef KRC_LIB_INTERNAL_H
+#define KRC_LIB_INTERNAL_H
+
+#include "libkrcore.h"
+
+struct krc_vq {
+	int fd;
+	struct krcore_version version;
+};
+
+/* Record a message for krc_errmsg() and return @err (a negative errno). */
+int krcl_fail(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ioctl() that returns 0 or -errno. */
+int krcl_ioctl(const struct krc_vq *vq, unsigned long cmd, void *arg);
+
+#endif /* KRC_LIB_INTERNAL_H */

@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for cluster tests; sourced by tests/cluster/t_*.sh inside a node.
+# Environment from node-init.sh: KRC_NODE, KRC_NODES, KRC_IP, KRC_NET,
+# KRC_RUN (a directory shared by every node and the host), KRC_REPO.
+
+KRC_BIN=$KRC_REPO/build/bin
+KRC_TBIN=$KRC_REPO/build/tests
+KRC_FAILS=0
+
+log() {
+	echo "[node$KRC_NODE] $*"
+}
+
+# check DESCRIPTION SHELL-EXPRESSION: evaluate the expression in this
+# shell (functions of this file available), report, count failures.
+check() {
+	desc=$1
+	shift
+	if eval "$*"; then
+		log "ok: $desc"
+	else
+		log "FAIL: $desc"
+		KRC_FAILS=$((KRC_FAILS + 1))
+	fi
+}
+
+fail() {
+	log "FAIL: $*"
+	KRC_FAILS=$((KRC_FAILS + 1))
+}
+
+# The exit status of a test: 0 if no check failed.
+finish() {
+	if [ "$KRC_FAILS" -ne 0 ]; then
+		log "$KRC_FAILS check(s) failed"
+		exit 1
+	fi
+	log "all checks passed"
+	exit 0
+}
+
+node_ip() {
+	echo "$KRC_NET.$(($1 + 1))"
+}
+
+# Wait until every node reached barrier NAME (files in the shared run dir).
+barrier() {
+	name=$1
+	timeout=${2:-120}
+	: >"$KRC_RUN/barrier.$name.$KRC_NODE"
+	i=0
+	while :; do
+		n=0
+		j=0
+		while [ $j -lt "$KRC_NODES" ]; do
+			[ -e "$KRC_RUN/barrier.$name.$j" ] && n=$((n + 1))
+			j=$((j + 1))
+		done
+		[ $n -eq "$KRC_NODES" ] && return 0
+		i=$((i + 1))
+		if [ $i -gt $((timeout * 10)) ]; then
+			fail "barrier $name: only $n of $KRC_NODES nodes after ${timeout}s"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# Publish a value for other nodes / wait for another node's value.
+put() {
+	printf '%s\n' "$2" >"$KRC_RUN/val.$1.$KRC_NODE.tmp" &&
+		mv "$KRC_RUN/val.$1.$KRC_NODE.tmp" "$KRC_RUN/val.$1.$KRC_NODE"
+}
+
+get() {
+	key=$1
+	from=$2
+	i=0
+	while [ ! -e "$KRC_RUN/val.$key.$from" ]; do
+		i=$((i + 1))
+		[ $i -gt 1200 ] && { fail "no value $key from node$from"; return 1; }
+		sleep 0.1
+	done
+	cat "$KRC_RUN/val.$key.$from"
+}
+
+# Load krcore.ko (and the RDMA modules it needs) with optional parameters.
+krc_load() {
+	modprobe -a ib_core rdma_cm || return 1
+	insmod "$KRC_REPO/kernel/krcore.ko" "$@"
+}
+
+krc_unload() {
+	rmmod krcore
+}
+
+# counter NAME: the value of one krcore counter (fails if there is none).
+counter() {
+	cat "/sys/class/misc/krcore/counters/$1"
+}
+
+# eq A B / ge A B: integer comparisons that fail on empty or non-numbers.
+eq() {
+	[ -n "$1" ] && [ -n "$2" ] && [ "$1" -eq "$2" ] 2>/dev/null
+}
+
+ge() {
+	[ -n "$1" ] && [ -n "$2" ] && [ "$1" -ge "$2" ] 2>/dev/null
+}
+
+# The kernel log must hold no trace of trouble (krcluster checks it too).
+dmesg_clean() {
+	! dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace|krcore: leak'
+}

@@ -1,0 +1,102 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The test suite of krcore: unit tests (no VM), then cluster tests (each
+# boots its own Soft-RoCE nodes with tools/krcluster). Ends with one line
+# "N passed, N failed".
+#
+#   tests/run.sh [unit|style|cluster|all] [NAME-PATTERN]
+#
+# A cluster test is tests/cluster/t_*.sh; its header says how many nodes it
+# needs ("# nodes: N") and optionally its timeout ("# timeout: SEC").
+set -u
+cd "$(dirname "$0")/.." || exit 2
+what=${1:-all}
+pattern=${2:-}
+build=${BUILD:-build}
+passed=0
+failed=0
+failures=""
+
+pass() {
+	passed=$((passed + 1))
+}
+
+flunk() {
+	failed=$((failed + 1))
+	failures="$failures $1"
+}
+
+run_unit() {
+	for t in "$build"/tests/test_*; do
+		case "$t" in *.d) continue ;; esac
+		[ -x "$t" ] || continue
+		name=${t##*/}
+		case "$name" in *"$pattern"*) ;; *) continue ;; esac
+		out=$(CMOCKA_MESSAGE_OUTPUT=TAP "$t" 2>&1)
+		rc=$?
+		echo "$out" | grep -E '^(not )?ok ' | sed "s/^/unit $name: /"
+		ok=$(echo "$out" | grep -c '^ok ')
+		bad=$(echo "$out" | grep -c '^not ok ')
+		passed=$((passed + ok))
+		failed=$((failed + bad))
+		[ "$bad" -gt 0 ] && failures="$failures $name"
+		if [ $rc -ne 0 ] && [ "$bad" -eq 0 ]; then
+			# crashed or failed outside a test case
+			echo "$out" | tail -n 20
+			flunk "$name(exit $rc)"
+		fi
+	done
+}
+
+run_cluster() {
+	for t in tests/cluster/t_*.sh; do
+		name=$(basename "$t" .sh)
+		case "$name" in *"$pattern"*) ;; *) continue ;; esac
+		nodes=$(sed -n 's/^# nodes: *\([0-9]*\).*/\1/p' "$t" | head -n 1)
+		tmo=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$t" | head -n 1)
+		out="$build/cluster/$name"
+		rm -rf "$out"
+		echo "cluster $name: ${nodes:-1} node(s)"
+		start=$(date +%s)
+		if tools/krcluster -q -n "${nodes:-1}" -t "${tmo:-300}" -o "$out" -- sh "$t" \
+			>"$out.summary" 2>&1; then
+			echo "ok - cluster $name ($(($(date +%s) - start))s)"
+			pass
+		else
+			echo "not ok - cluster $name ($(($(date +%s) - start))s), logs in $out"
+			cat "$out.summary"
+			for log in "$out"/node*.log; do
+				[ -f "$log" ] || continue
+				echo "---- $log (checks and last lines) ----"
+				grep -a -E '^\[node[0-9]+\] (FAIL|ok)' "$log" | tail -n 30
+				tail -n 15 "$log" | tr -d '\r'
+			done
+			flunk "$name"
+		fi
+	done
+}
+
+run_style() {
+	case "style" in *"$pattern"*) ;; *) return ;; esac
+	if out=$(scripts/checkpatch.sh 2>&1); then
+		echo "ok - style: checkpatch clean"
+		pass
+	else
+		echo "$out" | tail -n 40
+		echo "not ok - style: checkpatch"
+		flunk style
+	fi
+}
+
+case "$what" in
+unit) run_unit ;;
+cluster) run_cluster ;;
+style) run_style ;;
+all) run_unit; run_style; run_cluster ;;
+*) echo "usage: tests/run.sh [unit|style|cluster|all] [PATTERN]" >&2; exit 2 ;;
+esac
+
+[ -n "$failures" ] && echo "failed:$failures"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
