@@ -57,6 +57,7 @@ run_cluster() {
 		tmo=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$t" | head -n 1)
 		out="$build/cluster/$name"
 		rm -rf "$out"
+		mkdir -p "$build/cluster"
 		echo "cluster $name: ${nodes:-1} node(s)"
 		start=$(date +%s)
 		if tools/krcluster -q -n "${nodes:-1}" -t "${tmo:-300}" -o "$out" -- sh "$t" \
