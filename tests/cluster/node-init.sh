@@ -10,19 +10,21 @@ node=0
 nodes=1
 repo=/
 net=10.77.0
+role=""
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	krc.node=*) node=${arg#krc.node=} ;;
 	krc.nodes=*) nodes=${arg#krc.nodes=} ;;
 	krc.repo=*) repo=${arg#krc.repo=} ;;
 	krc.net=*) net=${arg#krc.net=} ;;
+	krc.role=*) role=${arg#krc.role=} ;;
 	esac
 done
 
 export PATH="$repo/tools:$repo/build/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 export HOME=/tmp
 export KRC_NODE=$node KRC_NODES=$nodes KRC_REPO=$repo KRC_RUN=$RUN
-export KRC_NET=$net KRC_IP="$net.$((node + 1))"
+export KRC_NET=$net KRC_IP="$net.$((node + 1))" KRC_ROLE=$role
 
 finish() {
 	echo "$1" >"$RUN/node$node.rc"
@@ -60,5 +62,9 @@ fi
 
 cd "$repo" || finish 125
 echo "krc-node $node: up, $KRC_IP, $(uname -r)"
-sh "$RUN/cmd" </dev/null
+if [ -n "$role" ]; then
+	sh "$role" </dev/null
+else
+	sh "$RUN/cmd" </dev/null
+fi
 finish $?
