@@ -19,7 +19,7 @@ ALL_CFLAGS = -std=gnu11 -fPIC $(WARN) $(CFLAGS) $(CPPFLAGS) -MMD -MP
 LIB_VERSION := 0.1.0
 LIB_SONAME  := libkrcore.so.0
 
-COMMON_SRCS := common/card.c
+COMMON_SRCS := common/card.c common/hash.c common/meta_table.c common/proto.c
 LIB_SRCS    := lib/vq.c lib/query.c $(COMMON_SRCS)
 LIB_OBJS    := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOLS       := $(BUILD)/bin/krctl

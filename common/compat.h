@@ -32,6 +32,17 @@ typedef int64_t s64;
 #endif
 #endif /* __KERNEL__ */
 
+/*
+ * krc_wmb(): order the stores before it before the stores after it, as seen
+ * by other CPUs and by a device reading memory (an RNIC's RDMA READ).
+ */
+#ifdef __KERNEL__
+#include <asm/barrier.h>
+#define krc_wmb()	wmb()
+#else
+#define krc_wmb()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
+
 /* Explicit little-endian byte access: layout-stable on every host. */
 static inline void krc_put_le16(u8 *p, u16 v)
 {

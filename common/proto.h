@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * proto.h - krcore's node-to-node messages.
+ *
+ * Control messages travel between the control UD QPs of two nodes (the
+ * handshake that connects a pair of pooled RC QPs) and over the RC
+ * connection of a member to its MetaServer (registration). All have one
+ * fixed 128-byte little-endian wire form:
+ *
+ *   0   u32 magic (KRC_MSG_MAGIC)    4 u8 version   5 u8 type
+ *   6   u16 status                   8 u64 req_id
+ *   16  card[64]      the sender's card (common/card.h wire form)
+ *   80  u64 dst_incarnation   REQ: incarnation the sender expects of the
+ *                             receiver (0: unknown)
+ *   88  u32 qpn       sender's RC QP       92 u32 psn    sender's first PSN
+ *   96  u32 peer_qpn  the receiver's RC QP this message is about
+ *   100 u32 probe_rkey  104 u64 probe_addr  112 u32 probe_len
+ *                     the sender's node page, readable over the connection
+ *   116 u32 slot      META_REPLY: the table slot of the registered card
+ *   120 u64 reserved (zero)
+ *
+ * The MetaServer's rdma_cm connection carries two private data blobs:
+ * the member's hello (struct krc_meta_hello) in the connect request and
+ * the table descriptor (struct krc_mt_desc) in the accept:
+ *
+ *   hello (24 bytes): 0 u32 magic (KRC_CM_MAGIC)  4 u8 version  5 u8 kind (1)
+ *     6 u16 zero  8 u32 node_id  12 u32 zero  16 u64 incarnation
+ *   desc (48 bytes):  0 u32 magic (KRC_CM_MAGIC)  4 u8 version  5 u8 kind (2)
+ *     6 u16 zero  8 u64 addr  16 u32 rkey  20 u32 nslots  24 u32 nphys
+ *     28 u32 zero  32 u64 seed  40 u64 incarnation
+ */
+#ifndef KRC_COMMON_PROTO_H
+#define KRC_COMMON_PROTO_H
+
+#include "compat.h"
+#include "../include/uapi/krcore.h"
+
+#define KRC_MSG_MAGIC		0x3143524bU	/* "KRC1" */
+#define KRC_MSG_VERSION		1
+#define KRC_MSG_SIZE		128
+
+enum krc_msg_type {
+	/* handshake, on the control UD QPs */
+	KRC_MSG_CONNECT_REQ	= 1,	/* A -> B: connect my qpn to one of yours */
+	KRC_MSG_CONNECT_REP	= 2,	/* B -> A: done, here is mine (RTS) */
+	KRC_MSG_CONNECT_NAK	= 3,	/* B -> A: refused, status says why */
+	KRC_MSG_RTU		= 4,	/* A -> B: ready to use (A is RTS) */
+	KRC_MSG_RTU_ACK		= 5,	/* B -> A: RTU seen */
+	KRC_MSG_GOODBYE		= 6,	/* the sender unloads: drop its connections */
+	/* registration, member <-> MetaServer over RC SEND/RECV */
+	KRC_MSG_META_REGISTER	= 16,	/* card: publish it */
+	KRC_MSG_META_DEREGISTER	= 17,	/* card: remove it (same incarnation only) */
+	KRC_MSG_META_REPLY	= 18,	/* status, slot */
+	KRC_MSG_TYPE_MAX	= 18,
+};
+
+/* status of NAKs and replies: 0 or a positive errno value. */
+
+struct krc_msg {
+	u8 type;			/* enum krc_msg_type */
+	u16 status;
+	u64 req_id;
+	struct krcore_card card;	/* the sender's */
+	u64 dst_incarnation;
+	u32 qpn;
+	u32 psn;
+	u32 peer_qpn;
+	u32 probe_rkey;
+	u64 probe_addr;
+	u32 probe_len;
+	u32 slot;
+};
+
+/* Encode @m into buf[KRC_MSG_SIZE]. */
+void krc_msg_encode(const struct krc_msg *m, u8 buf[KRC_MSG_SIZE]);
+
+/*
+ * Decode and check a received message of @len bytes. Returns 0, or
+ * -EBADMSG (short, bad magic, unknown type, reserved bits set, fields out
+ * of range for the type), -EPROTO (unknown version) or the card's error.
+ * Rules: every type carries a valid sender card; CONNECT_REQ and
+ * CONNECT_REP carry a qpn (2 .. 2^24-1) and a psn (< 2^24); REP, RTU and
+ * RTU_ACK carry a peer_qpn (2 .. 2^24-1); NAK and META_REPLY statuses are
+ * errno values below 4096; other types carry status 0.
+ */
+int krc_msg_decode(const u8 *buf, size_t len, struct krc_msg *m);
+
+/* Name of a message type for logs ("?" if unknown). */
+const char *krc_msg_type_name(unsigned int type);
+
+/*
+ * rdma_cm private data of the MetaServer connection (at most 56 bytes on
+ * connect, 196 on accept; both fit in 48).
+ */
+#define KRC_CM_MAGIC		0x4d43524bU	/* "KRCM" */
+#define KRC_CM_HELLO_SIZE	24
+#define KRC_MT_DESC_SIZE	48
+
+struct krc_meta_hello {
+	u32 node_id;			/* the member's */
+	u64 incarnation;		/* the member's */
+};
+
+/* Where and how the MetaServer's table can be READ. */
+struct krc_mt_desc {
+	u64 addr;			/* remote address of the table (header) */
+	u32 rkey;
+	u32 nslots;
+	u32 nphys;
+	u64 seed;
+	u64 incarnation;		/* the MetaServer's */
+};
+
+void krc_meta_hello_encode(const struct krc_meta_hello *h,
+			   u8 buf[KRC_CM_HELLO_SIZE]);
+int krc_meta_hello_decode(const u8 *buf, size_t len, struct krc_meta_hello *h);
+void krc_mt_desc_encode(const struct krc_mt_desc *d, u8 buf[KRC_MT_DESC_SIZE]);
+/* Checks magic, version and geometry (nslots a power of two >= 64,
+ * nphys = nslots + KRC_MT_SPILL, rkey and incarnation non-zero). */
+int krc_mt_desc_decode(const u8 *buf, size_t len, struct krc_mt_desc *d);
+
+#endif /* KRC_COMMON_PROTO_H */
