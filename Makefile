@@ -20,7 +20,7 @@ LIB_VERSION := 0.1.0
 LIB_SONAME  := libkrcore.so.0
 
 COMMON_SRCS := common/card.c common/hash.c common/meta_table.c common/proto.c
-LIB_SRCS    := lib/vq.c lib/query.c $(COMMON_SRCS)
+LIB_SRCS    := lib/vq.c lib/query.c lib/connect.c $(COMMON_SRCS)
 LIB_OBJS    := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOLS       := $(BUILD)/bin/krctl
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
@@ -28,7 +28,7 @@ UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
-.PHONY: all module lib tools unit deps demo test install clean
+.PHONY: all module lib tools unit deps demo test install clean fuzz
 all: module lib tools unit
 
 module:
@@ -67,6 +67,20 @@ $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(BUILD)/lib/libkrcore.a
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -lcmocka
+
+# Fuzzers (libFuzzer, ASan, UBSan): built from the sources, not from the
+# uninstrumented libkrcore.a; not part of 'all', tests/run.sh fuzz runs them.
+FUZZ_CC     ?= clang
+FUZZ_FLAGS  := -g -O1 -fsanitize=fuzzer,address,undefined \
+	       -fno-sanitize-recover=undefined -Iinclude -Iinclude/uapi -Icommon -D_GNU_SOURCE
+FUZZ_COMMON := common/card.c common/proto.c
+FUZZ_BINS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+fuzz: $(FUZZ_BINS)
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) $(wildcard common/*.h) include/uapi/krcore.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_COMMON)
 
 deps:
 	sh scripts/deps.sh

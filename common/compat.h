@@ -38,6 +38,7 @@ typedef int64_t s64;
  */
 #ifdef __KERNEL__
 #include <asm/barrier.h>
+/* Pairs with the reader's checks of seq_begin/seq_end and the checksum. */
 #define krc_wmb()	wmb()
 #else
 #define krc_wmb()	__atomic_thread_fence(__ATOMIC_SEQ_CST)

@@ -118,6 +118,14 @@ int krc_mt_scan(const void *snap, u32 first, u32 n,
 		const struct krc_mt_geom *g, const u8 gid[16],
 		struct krcore_card *card, u32 *slot);
 
+/*
+ * Reader: the card in one slot of a snapshot, whatever its GID (a scan of
+ * the whole table, for pre-warming). 0, -ENOENT (empty or tombstone) or
+ * -EAGAIN (torn or being written).
+ */
+int krc_mt_slot_card(const void *slot, const struct krc_mt_geom *g,
+		     struct krcore_card *card);
+
 /* The window a lookup READs first: slots [home, home + count). */
 void krc_mt_window(const struct krc_mt_geom *g, const u8 gid[16], u32 *first,
 		   u32 *count);

@@ -115,8 +115,10 @@ void krc_meta_hello_encode(const struct krc_meta_hello *h,
 			   u8 buf[KRC_CM_HELLO_SIZE]);
 int krc_meta_hello_decode(const u8 *buf, size_t len, struct krc_meta_hello *h);
 void krc_mt_desc_encode(const struct krc_mt_desc *d, u8 buf[KRC_MT_DESC_SIZE]);
-/* Checks magic, version and geometry (nslots a power of two >= 64,
- * nphys = nslots + KRC_MT_SPILL, rkey and incarnation non-zero). */
+/*
+ * Checks magic, version and geometry (nslots a power of two >= 64,
+ * nphys = nslots + KRC_MT_SPILL, rkey and incarnation non-zero).
+ */
 int krc_mt_desc_decode(const u8 *buf, size_t len, struct krc_mt_desc *d);
 
 #endif /* KRC_COMMON_PROTO_H */

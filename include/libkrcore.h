@@ -51,6 +51,35 @@ int krc_query_port(struct krc_vq *vq, unsigned int index,
 		   struct krcore_port_info *info);
 
 /*
+ * Connect @vq to the node at @addr (IPv4 text or GID text), for two-sided
+ * use on @port later (0: none). The VQ then shares one of the RC
+ * connections this node pools for that peer. @qc tells which path the
+ * kernel took (enum krcore_path: pooled, card cached or looked up with one
+ * READ of the MetaServer, handshake) and how long it took.
+ * Errors: -ENXIO unknown node, -EHOSTUNREACH MetaServer unreachable and no
+ * card cached, -ETIMEDOUT peer silent, -EISCONN already connected...
+ */
+int krc_qconnect(struct krc_vq *vq, const char *addr, uint32_t port,
+		 struct krcore_qconnect *qc);
+int krc_qconnect_gid(struct krc_vq *vq, const uint8_t gid[16], uint32_t port,
+		     unsigned int timeout_ms, struct krcore_qconnect *qc);
+
+/* "pooled+cached", "lookup+handshake"...: the path bits as text. */
+const char *krc_path_str(uint32_t path, char *buf, size_t len);
+
+/* Look a node's card up (cache, else MetaServer READs); no connection. */
+int krc_lookup(struct krc_vq *vq, const char *addr, unsigned int flags,
+	       struct krcore_lookup *lk);
+
+/* READ the card of the peer @vq is connected to, over its connection. */
+int krc_probe(struct krc_vq *vq, struct krcore_probe *pr);
+
+/* This node's control plane, and the peers it knows (index 0, 1, ...). */
+int krc_node_info(struct krc_vq *vq, struct krcore_node_info *info);
+int krc_peer_info(struct krc_vq *vq, unsigned int index,
+		  struct krcore_peer_info *info);
+
+/*
  * Node addresses. krc_gid_parse() takes dotted IPv4 ("10.0.0.1") or an
  * IPv6/GID text; krc_gid_format() writes the short text of a GID (dotted
  * IPv4 when IPv4-mapped), KRC_GID_STRLEN bytes are always enough.

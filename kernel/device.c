@@ -120,6 +120,7 @@ static void krc_device_refresh(struct krc_device *dev)
 static void krc_refresh_work(struct work_struct *work)
 {
 	krc_device_refresh(container_of(work, struct krc_device, refresh_work));
+	krc_node_kick();
 }
 
 static void krc_ib_event(struct ib_event_handler *handler,
@@ -187,6 +188,7 @@ static int krc_add_one(struct ib_device *ibdev)
 	list_add_tail(&dev->list, &krc_devices);
 	mutex_unlock(&krc_devices_lock);
 	ib_set_client_data(ibdev, &krc_client, dev);
+	krc_node_kick();
 
 	for (p = 0; p < dev->nports; p++) {
 		struct krc_port *port = &dev->ports[p];
@@ -211,6 +213,8 @@ static void krc_remove_one(struct ib_device *ibdev, void *client_data)
 
 	ib_unregister_event_handler(&dev->event_handler);
 	cancel_work_sync(&dev->refresh_work);
+	/* The control plane lives on it: stop it (and its QPs) first. */
+	krc_node_device_removed(dev);
 	/*
 	 * Users hold references only for the duration of a call; once the
 	 * device is off the list no new reference can be taken.

@@ -5,27 +5,43 @@
  * Object model:
  *   krc_device   one per RDMA device (ib_client context): PD and ports.
  *   krc_port     one per port: attributes, the RoCE v2 GID, netdev MAC.
+ *   krc_node     this node's control plane, on the primary port: its card,
+ *                control UD QP, spare QPs, node page, MetaServer client
+ *                (and table, if it hosts one).
+ *   krc_peer     a node this node knows: its cached card and the pool of RC
+ *                connections to it, shared by every VQ of this node.
+ *   krc_conn     one pooled RC connection (QP + CQ).
  *   krc_vq       one per open of /dev/krcore (a virtual queue).
- * The node's address card describes the primary port (module parameter
- * ibdev, else the first active port with a RoCE v2 GID).
+ *   krc_kop      a kernel-issued work request waited for synchronously.
  */
 #ifndef KRC_KRCORE_H
 #define KRC_KRCORE_H
 
+#include <linux/completion.h>
+#include <linux/if_ether.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
-#include <linux/if_ether.h>
 #include <linux/netdevice.h>
+#include <linux/refcount.h>
+#include <linux/scatterlist.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include "../include/uapi/krcore.h"
+#include "meta_table.h"
+#include "proto.h"
 #include "stats.h"
 
-#define KRC_VERSION	"0.1.0"
+#define KRC_VERSION	"0.2.0"
 
 struct krc_device;
+struct krc_peer;
+struct krc_ctrl;
+struct krc_meta_host;
+struct krc_meta_client;
 
 struct krc_port {
 	struct krc_device *dev;
@@ -52,19 +68,170 @@ struct krc_device {
 	struct krc_port ports[];	/* ports[i].port_num = first port + i */
 };
 
+/*
+ * A kernel-issued work request (a MetaServer lookup, a probe, a memory
+ * registration): posted, then waited for. Its completion may arrive after
+ * the waiter gave up, so it is reference counted (waiter + the posted WR).
+ */
+struct krc_kop {
+	struct ib_cqe cqe;		/* for CQs polled by ib_core */
+	struct completion done;
+	refcount_t ref;
+	int status;			/* enum ib_wc_status, or -errno */
+	u32 byte_len;
+	void *buf;			/* DMA buffer, freed with the kop */
+	u64 dma;
+	size_t len;
+	enum dma_data_direction dir;
+	struct ib_device *ibdev;
+};
+
+struct krc_kop *krc_kop_alloc(struct ib_device *ibdev, size_t len,
+			      enum dma_data_direction dir);
+void krc_kop_put(struct krc_kop *kop);
+/* Wait for @kop's completion; 0, -ETIMEDOUT or -EIO (bad wc status). */
+int krc_kop_wait(struct krc_kop *kop, unsigned long timeout_ms);
+/* ib_cqe done callback of kops posted on CQs that ib_core polls. */
+void krc_kop_cqe_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* A DMA-mapped buffer for the kernel's own SEND/RECV messages. */
+struct krc_msgbuf {
+	struct ib_cqe cqe;
+	struct list_head node;
+	void *ctx;			/* the owner */
+	void *priv;			/* per-use data (ctrl: the AH) */
+	void *buf;
+	u64 dma;
+	size_t len;
+	enum dma_data_direction dir;
+};
+
+int krc_msgbuf_alloc(struct ib_device *ibdev, struct krc_msgbuf *b, size_t len,
+		     enum dma_data_direction dir,
+		     void (*done)(struct ib_cq *cq, struct ib_wc *wc), void *ctx);
+void krc_msgbuf_free(struct ib_device *ibdev, struct krc_msgbuf *b);
+int krc_msgbuf_post_recv(struct ib_qp *qp, struct krc_msgbuf *b);
+void krc_msgbuf_sync(struct ib_qp *qp, struct krc_msgbuf *b);
+int krc_msgbuf_send(struct ib_qp *qp, struct krc_msgbuf *b,
+		    const struct krc_msg *msg);
+
+enum krc_conn_state {
+	KRC_CONN_SPARE		= 0,	/* created, INIT, in the spare list */
+	KRC_CONN_CONNECTING	= KRCORE_CONN_CONNECTING,
+	KRC_CONN_HALF_OPEN	= KRCORE_CONN_HALF_OPEN,
+	KRC_CONN_READY		= KRCORE_CONN_READY,
+	KRC_CONN_ERROR		= KRCORE_CONN_ERROR,
+};
+
+struct krc_conn {
+	struct kref ref;
+	struct list_head node;		/* on spares or peer->conns */
+	struct krc_peer *peer;		/* holds a reference once attached */
+	struct ib_qp *qp;
+	struct ib_cq *cq;		/* send and receive completions */
+	spinlock_t cq_lock;		/* serialises polling of cq */
+	spinlock_t lock;		/* posting against killing */
+	bool dead;			/* QP and CQ destroyed or going */
+	atomic_t outstanding;		/* WRs posted, not completed */
+	struct work_struct kill_work;
+	u32 id;
+	u32 qpn;			/* qp->qp_num, kept after the QP goes */
+	u32 psn;			/* our first PSN */
+	u32 remote_qpn;
+	u32 remote_psn;
+	u64 remote_incarnation;
+	u64 probe_addr;			/* the peer's node page */
+	u32 probe_rkey;
+	u32 probe_len;
+	bool initiator;
+	enum krc_conn_state state;	/* under peer->lock once attached */
+	atomic_t nvqs;			/* VQs bound to it */
+	/* RTU retransmission (initiator side) */
+	struct delayed_work rtu_work;
+	int rtu_tries;
+	bool rtu_acked;
+};
+
+/* An address handle to a peer's control QP, shared by in-flight sends. */
+struct krc_ah {
+	struct kref ref;
+	struct ib_ah *ah;
+	u8 mac[ETH_ALEN];
+};
+
+struct krc_peer {
+	struct hlist_node hnode;	/* krc_peers, under krc_peers_lock */
+	struct kref ref;
+	u8 gid[16];
+	bool local;			/* the peer is this node */
+	bool dead;			/* removed from the table */
+	struct mutex connect_lock;	/* one connect at a time per peer */
+	spinlock_t lock;		/* card, conns, ah */
+	struct krcore_card card;
+	bool card_valid;
+	struct krc_ah *ah;		/* to the peer's control QP */
+	struct list_head conns;
+	u32 nconns;
+	u32 rr;				/* round robin among conns */
+	struct work_struct grow_work;	/* pool growth in the background */
+	struct work_struct verify_work;	/* re-read the card after an error */
+	atomic64_t qconnects;
+	atomic64_t handshakes;
+};
+
+/* The node's control plane (node.c). */
+struct krc_node {
+	struct mutex lock;		/* start/stop */
+	bool up;
+	struct krc_device *dev;		/* primary device, a reference held */
+	struct krc_port *port;
+	struct krcore_card card;	/* ours, complete once up */
+	struct krc_ctrl *ctrl;
+	struct krc_conn *self;		/* loopback connection */
+	struct krc_peer *self_peer;
+	/* the node page: our card, readable by peers (probes) */
+	void *page;
+	u64 page_dma;
+	struct ib_mr *page_mr;
+	struct krc_meta_host *meta_host;
+	struct krc_meta_client *meta;
+	struct workqueue_struct *wq;	/* control plane work */
+};
+
+extern struct krc_node krc_node;
+
 /* A virtual queue: one per open file of /dev/krcore. */
 struct krc_vq {
 	struct mutex lock;		/* serialises the VQ's requests */
 	pid_t owner_tgid;
+	struct krc_conn *conn;		/* after qconnect, a reference */
+	struct krc_peer *peer;		/* after qconnect, a reference */
+	u32 port;
 };
 
 /* Module parameters (main.c). */
 extern char *krc_param_ibdev;
 extern int krc_param_gid_index;
 extern uint krc_param_node_id;
+extern uint krc_param_pool_size;
+extern uint krc_param_spare_qps;
+extern uint krc_param_qp_depth;
+extern uint krc_param_hs_timeout_ms;
+extern uint krc_param_hs_retries;
+extern uint krc_param_connect_timeout_ms;
+extern bool krc_param_meta_host;
+extern char *krc_param_meta_server;
+extern uint krc_param_meta_port;
+extern uint krc_param_meta_slots;
+extern bool krc_param_prewarm;
+extern uint krc_param_ctrl_qkey;
+extern int krc_fault_ctrl_drop_rx;
+extern int krc_fault_ctrl_drop_type;
+extern int krc_fault_goodbye_off;
+extern int krc_fault_hs_bad_incarnation;
 
-/* The node: its card and primary port (device.c). */
 extern u64 krc_incarnation;
+extern struct workqueue_struct *krc_wq;
 
 /* device.c */
 int krc_device_init(void);
@@ -73,6 +240,85 @@ void krc_device_put(struct krc_device *dev);
 struct krc_port *krc_primary_get(void);	/* holds a device reference */
 int krc_node_card(struct krcore_card *card);
 int krc_port_info(u32 index, struct krcore_port_info *info);
+
+/* node.c */
+int krc_node_start(void);
+void krc_node_stop(void);
+void krc_node_device_removed(struct krc_device *dev);
+void krc_node_kick(void);	/* start the control plane when possible */
+void krc_node_info(struct krcore_node_info *info);
+/* Register @npages of kernel memory (page_size each) for remote READ. */
+struct ib_mr *krc_node_reg_mr(struct scatterlist *sg, int nents,
+			      unsigned int page_size, int access);
+
+/* conn.c */
+int krc_conn_init(void);
+void krc_spares_drain(void);
+struct krc_conn *krc_conn_create(void);
+void krc_conn_put(struct krc_conn *conn);
+void krc_conn_kill(struct krc_conn *conn);
+bool krc_conn_usable(struct krc_conn *conn);
+struct krc_conn *krc_spare_take(unsigned long timeout_ms);
+void krc_spares_fill(void);
+int krc_spares_count(void);
+int krc_conn_rtr_rts(struct krc_conn *conn, const struct krcore_card *peer,
+		     u32 remote_qpn, u32 remote_psn);
+void krc_conn_set_error(struct krc_conn *conn);
+int krc_conn_post_kop(struct krc_conn *conn, struct krc_kop *kop,
+		      struct ib_send_wr *wr);
+int krc_conn_read(struct krc_conn *conn, struct krc_kop *kop, u64 raddr,
+		  u32 rkey, u32 len);
+
+/* ctrl.c: the control UD QP */
+int krc_ctrl_start(struct krc_node *node);
+void krc_ctrl_stop(struct krc_node *node);
+int krc_ctrl_send(struct krc_peer *peer, const struct krc_msg *msg);
+
+/* handshake.c */
+int krc_hs_connect(struct krc_peer *peer, unsigned long deadline,
+		   int max_attempts, u32 *attempts, struct krc_conn **connp);
+void krc_hs_recv(const struct krc_msg *msg);
+void krc_hs_exit(void);
+void krc_hs_goodbye_all(void);
+
+/* peer.c */
+int krc_peer_init(void);
+void krc_peer_exit(void);
+struct krc_peer *krc_peer_get(const u8 gid[16], bool create);
+void krc_peer_put(struct krc_peer *peer);
+void krc_peer_set_card(struct krc_peer *peer, const struct krcore_card *card);
+struct krc_ah *krc_peer_ah_get(struct krc_peer *peer, u32 *qpn, u32 *qkey);
+void krc_ah_put(struct krc_ah *ah);
+void krc_peer_forget_incarnation(struct krc_peer *peer, u64 incarnation);
+int krc_peer_attach(struct krc_peer *peer, struct krc_conn *conn);
+bool krc_peer_detach(struct krc_conn *conn);
+void krc_peer_suspect(struct krc_peer *peer);
+struct krc_conn *krc_peer_pick(struct krc_peer *peer);
+struct krc_conn *krc_peer_find_conn(struct krc_peer *peer, u32 qpn,
+				    u32 remote_qpn, u64 remote_incarnation);
+int krc_peer_connect(const u8 gid[16], unsigned long timeout_ms,
+		     struct krcore_qconnect *qc, struct krc_peer **peerp,
+		     struct krc_conn **connp);
+int krc_peer_lookup(const u8 gid[16], u32 flags, struct krcore_lookup *lk);
+int krc_peer_info(u32 index, struct krcore_peer_info *info);
+void krc_peers_count(u32 *peers, u32 *conns);
+void krc_peers_drop_all(void);
+struct krc_peer **krc_peers_snapshot(void);
+void krc_peer_prewarm(const struct krcore_card *card);
+
+/* meta_host.c: hosting the MetaServer table */
+int krc_meta_host_start(struct krc_node *node);
+void krc_meta_host_stop(struct krc_node *node);
+int krc_meta_host_register(const struct krcore_card *card, u32 *slot);
+int krc_meta_host_deregister(const struct krcore_card *card);
+int krc_meta_host_where(struct krc_mt_geom *geom, u64 *addr, u32 *rkey);
+void krc_meta_host_info(struct krcore_node_info *info);
+
+/* meta_client.c: a member's view of its MetaServer */
+int krc_meta_start(struct krc_node *node);
+void krc_meta_stop(struct krc_node *node);
+int krc_meta_lookup(const u8 gid[16], struct krcore_card *card, u32 *reads);
+void krc_meta_info(struct krcore_node_info *info);
 
 /* vq.c */
 int krc_chardev_init(void);

@@ -25,7 +25,81 @@ module_param_named(node_id, krc_param_node_id, uint, 0444);
 MODULE_PARM_DESC(node_id,
 		 "Cluster-unique node id (default 0: the node's IPv4 address as a number)");
 
+uint krc_param_pool_size = 2;
+module_param_named(pool_size, krc_param_pool_size, uint, 0444);
+MODULE_PARM_DESC(pool_size,
+		 "RC connections per remote node, shared by every VQ of this node (default 2)");
+
+uint krc_param_spare_qps = 4;
+module_param_named(spare_qps, krc_param_spare_qps, uint, 0444);
+MODULE_PARM_DESC(spare_qps,
+		 "RC QPs kept ready (INIT) for handshakes, refilled in the background (default 4)");
+
+uint krc_param_qp_depth = 256;
+module_param_named(qp_depth, krc_param_qp_depth, uint, 0444);
+MODULE_PARM_DESC(qp_depth, "Send and receive queue depth of pooled QPs (default 256)");
+
+uint krc_param_hs_timeout_ms = 100;
+module_param_named(hs_timeout_ms, krc_param_hs_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(hs_timeout_ms,
+		 "First handshake retransmission timeout, doubled at each retry (default 100)");
+
+uint krc_param_hs_retries = 5;
+module_param_named(hs_retries, krc_param_hs_retries, uint, 0644);
+MODULE_PARM_DESC(hs_retries, "Handshake retransmissions before a peer counts as dead (default 5)");
+
+uint krc_param_connect_timeout_ms = 10000;
+module_param_named(connect_timeout_ms, krc_param_connect_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(connect_timeout_ms, "Default bound of a qconnect (default 10000)");
+
+bool krc_param_meta_host;
+module_param_named(meta_host, krc_param_meta_host, bool, 0444);
+MODULE_PARM_DESC(meta_host, "Host the MetaServer table on this node (default no)");
+
+char *krc_param_meta_server;
+module_param_named(meta_server, krc_param_meta_server, charp, 0444);
+MODULE_PARM_DESC(meta_server,
+		 "IPv4 address of the MetaServer to register with and read cards from");
+
+uint krc_param_meta_port = 7471;
+module_param_named(meta_port, krc_param_meta_port, uint, 0444);
+MODULE_PARM_DESC(meta_port, "rdma_cm port of the MetaServer (default 7471)");
+
+uint krc_param_meta_slots = 131072;
+module_param_named(meta_slots, krc_param_meta_slots, uint, 0444);
+MODULE_PARM_DESC(meta_slots,
+		 "MetaServer table size in slots, a power of two (default 131072: 100,000 nodes)");
+
+bool krc_param_prewarm;
+module_param_named(prewarm, krc_param_prewarm, bool, 0444);
+MODULE_PARM_DESC(prewarm,
+		 "Connect to every node registered with the MetaServer right after registering (default no)");
+
+uint krc_param_ctrl_qkey = 0x4b524331;
+module_param_named(ctrl_qkey, krc_param_ctrl_qkey, uint, 0444);
+MODULE_PARM_DESC(ctrl_qkey, "QKey of the control UD QP (default 0x4b524331)");
+
+int krc_fault_ctrl_drop_rx;
+module_param_named(fault_ctrl_drop_rx, krc_fault_ctrl_drop_rx, int, 0644);
+MODULE_PARM_DESC(fault_ctrl_drop_rx,
+		 "Testing: drop the next N received control messages (default 0)");
+
+int krc_fault_ctrl_drop_type;
+module_param_named(fault_ctrl_drop_type, krc_fault_ctrl_drop_type, int, 0644);
+MODULE_PARM_DESC(fault_ctrl_drop_type,
+		 "Testing: drop only control messages of this type (1 REQ, 2 REP, 4 RTU, ...; 0 all)");
+
+int krc_fault_goodbye_off;
+module_param_named(fault_goodbye_off, krc_fault_goodbye_off, int, 0644);
+MODULE_PARM_DESC(fault_goodbye_off, "Testing: do not say goodbye to peers at unload (default 0)");
+
+int krc_fault_hs_bad_incarnation;
+module_param_named(fault_hs_bad_incarnation, krc_fault_hs_bad_incarnation, int, 0644);
+MODULE_PARM_DESC(fault_hs_bad_incarnation,
+		 "Testing: the next N handshake requests name a wrong peer incarnation (default 0)");
+
 u64 krc_incarnation;
+struct workqueue_struct *krc_wq;
 
 static int __init krc_init(void)
 {
@@ -39,9 +113,17 @@ static int __init krc_init(void)
 	ret = krc_stats_init();
 	if (ret)
 		return ret;
+	krc_wq = alloc_workqueue("krcore", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!krc_wq) {
+		ret = -ENOMEM;
+		goto err_stats;
+	}
+	krc_conn_init();
 	ret = krc_device_init();
 	if (ret)
-		goto err_stats;
+		goto err_wq;
+	/* No RDMA port yet is not fatal: /dev/krcore answers ENODEV. */
+	krc_node_start();
 	ret = krc_chardev_init();
 	if (ret)
 		goto err_device;
@@ -50,7 +132,10 @@ static int __init krc_init(void)
 	return 0;
 
 err_device:
+	krc_node_stop();
 	krc_device_exit();
+err_wq:
+	destroy_workqueue(krc_wq);
 err_stats:
 	krc_stats_exit();
 	return ret;
@@ -59,7 +144,9 @@ err_stats:
 static void __exit krc_exit(void)
 {
 	krc_chardev_exit();
+	krc_node_stop();
 	krc_device_exit();
+	destroy_workqueue(krc_wq);
 	krc_stats_exit();
 	if (!krc_stats_report_leaks())
 		pr_info("krcore: unloaded, every object freed\n");

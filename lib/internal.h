@@ -7,6 +7,10 @@
 
 #include "libkrcore.h"
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
 struct krc_vq {
 	int fd;
 	struct krcore_version version;

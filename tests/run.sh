@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The test suite of krcore: unit tests (no VM), then cluster tests (each
-# boots its own Soft-RoCE nodes with tools/krcluster). Ends with one line
+# The test suite of krcore: unit tests (no VM), style, fuzzers (each runs
+# KRC_FUZZ_SECONDS, default 20), then cluster tests (each boots its own
+# Soft-RoCE nodes with tools/krcluster). Ends with one line
 # "N passed, N failed".
 #
-#   tests/run.sh [unit|style|cluster|all] [NAME-PATTERN]
+#   tests/run.sh [unit|style|fuzz|cluster|all] [NAME-PATTERN]
 #
 # A cluster test is tests/cluster/t_*.sh; its header says how many nodes it
 # needs ("# nodes: N") and optionally its timeout ("# timeout: SEC").
@@ -90,12 +91,52 @@ run_style() {
 	fi
 }
 
+# libFuzzer targets tests/fuzz/fuzz_*.c, built by 'make fuzz' into
+# $build/fuzz. Each runs on a working copy of its committed seed corpus.
+run_fuzz() {
+	names=""
+	for src in tests/fuzz/fuzz_*.c; do
+		[ -f "$src" ] || continue
+		name=$(basename "$src" .c)
+		case "$name" in *"$pattern"*) names="$names $name" ;; esac
+	done
+	[ -n "$names" ] || return
+	if ! out=$(make -s fuzz BUILD="$build" 2>&1); then
+		echo "$out" | tail -n 40
+		echo "not ok - fuzz-build"
+		flunk fuzz-build
+		return
+	fi
+	secs=${KRC_FUZZ_SECONDS:-20}
+	for name in $names; do
+		bin="$build/fuzz/$name"
+		corpus="$build/fuzz/corpus/$name"
+		log="$build/fuzz/$name.log"
+		rm -rf "$corpus"
+		mkdir -p "$corpus"
+		if [ -d "tests/fuzz/corpus/$name" ]; then
+			cp -R "tests/fuzz/corpus/$name/." "$corpus/"
+		fi
+		if "$bin" -max_total_time="$secs" -max_len=512 \
+			-artifact_prefix="$build/fuzz/$name-" "$corpus" >"$log" 2>&1; then
+			runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log" | tail -n 1)
+			echo "ok - fuzz $name (${runs:-?} runs)"
+			pass
+		else
+			tail -n 40 "$log"
+			echo "not ok - fuzz $name, log in $log"
+			flunk "$name"
+		fi
+	done
+}
+
 case "$what" in
 unit) run_unit ;;
 cluster) run_cluster ;;
 style) run_style ;;
-all) run_unit; run_style; run_cluster ;;
-*) echo "usage: tests/run.sh [unit|style|cluster|all] [PATTERN]" >&2; exit 2 ;;
+fuzz) run_fuzz ;;
+all) run_unit; run_style; run_fuzz; run_cluster ;;
+*) echo "usage: tests/run.sh [unit|style|fuzz|cluster|all] [PATTERN]" >&2; exit 2 ;;
 esac
 
 [ -n "$failures" ] && echo "failed:$failures"

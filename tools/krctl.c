@@ -2,9 +2,13 @@
 /*
  * krctl - inspect krcore on this node.
  *
- *   krctl status     module version, ports, GIDs, the node card, counters
- *   krctl card       the node card, one key=value per line
- *   krctl counters   every counter, one name=value per line
+ *   krctl status             module, ports, GIDs, card, control plane, counters
+ *   krctl card               the node card, one key=value per line
+ *   krctl counters           every counter, one name=value per line
+ *   krctl peers              known nodes and the pooled connections to them
+ *   krctl lookup ADDR [-f]   a node's card (cache, else MetaServer; -f: fresh)
+ *   krctl connect ADDR [N]   qconnect N fresh VQs (default 1): path and time
+ *   krctl probe ADDR         qconnect, then READ the node's card over the VQ
  */
 #include <dirent.h>
 #include <errno.h>
@@ -113,6 +117,121 @@ static int cmd_counters(void)
 	return 0;
 }
 
+static const char *meta_state_str(unsigned int st)
+{
+	static const char *const names[] = {
+		"none", "connecting", "registered", "down (retrying)"
+	};
+
+	return st < 4 ? names[st] : "?";
+}
+
+static const char *conn_state_str(unsigned int st)
+{
+	static const char *const names[] = {
+		"spare", "connecting", "half-open", "ready", "error"
+	};
+
+	return st < 5 ? names[st] : "?";
+}
+
+static void print_node(struct krc_vq *vq)
+{
+	struct krcore_node_info ni;
+	char gid[KRC_GID_STRLEN];
+
+	printf("control plane:\n");
+	if (krc_node_info(vq, &ni) < 0 || !(ni.flags & KRCORE_NODE_F_UP)) {
+		printf("  down\n");
+		return;
+	}
+	krc_gid_format(ni.meta_gid, gid, sizeof(gid));
+	printf("  metaserver: %s%s%s, table %u slots",
+	       meta_state_str(ni.meta_state),
+	       ni.meta_state ? " at " : "", ni.meta_state ? gid : "",
+	       ni.meta_nslots);
+	if (ni.flags & KRCORE_NODE_F_META_HOST)
+		printf(", hosted here: %u cards", ni.meta_used);
+	printf("\n  peers %u, pooled connections %u (pool size %u), spare QPs %u\n",
+	       ni.peers, ni.conns, ni.pool_size, ni.spares);
+}
+
+static int cmd_peers(struct krc_vq *vq)
+{
+	struct krcore_peer_info pi;
+	char gid[KRC_GID_STRLEN];
+	unsigned int i, c;
+
+	for (i = 0; krc_peer_info(vq, i, &pi) == 0; i++) {
+		krc_gid_format(pi.card.gid, gid, sizeof(gid));
+		printf("peer %s%s: node %u, card %s, incarnation %016llx, ",
+		       gid, (pi.flags & KRCORE_PEER_F_LOCAL) ? " (this node)" : "",
+		       pi.card.node_id,
+		       (pi.flags & KRCORE_PEER_F_CARD) ? "cached" : "none",
+		       (unsigned long long)pi.card.incarnation);
+		printf("%u conns, %llu qconnects, %llu handshakes\n", pi.nconns,
+		       (unsigned long long)pi.qconnects,
+		       (unsigned long long)pi.handshakes);
+		for (c = 0; c < pi.nconns && c < KRCORE_PEER_MAX_CONNS; c++)
+			printf("  conn %u: %s, qp %u -> %u, %u VQs, %s\n",
+			       pi.conns[c].id, conn_state_str(pi.conns[c].state),
+			       pi.conns[c].qpn, pi.conns[c].remote_qpn,
+			       pi.conns[c].vqs,
+			       pi.conns[c].initiator ? "initiated here" : "accepted");
+	}
+	if (!i)
+		printf("no peers\n");
+	return 0;
+}
+
+static int cmd_lookup(struct krc_vq *vq, const char *addr, unsigned int flags)
+{
+	struct krcore_lookup lk;
+	char path[64];
+
+	if (krc_lookup(vq, addr, flags, &lk) < 0) {
+		fprintf(stderr, "krctl: %s\n", krc_errmsg());
+		return 1;
+	}
+	printf("path=%s\nreads=%u\nelapsed_ns=%llu\n",
+	       krc_path_str(lk.path, path, sizeof(path)), lk.reads,
+	       (unsigned long long)lk.elapsed_ns);
+	print_card(&lk.card, "");
+	return 0;
+}
+
+static int cmd_connect(const char *addr, int n, int probe)
+{
+	struct krcore_qconnect qc;
+	struct krcore_probe pr;
+	struct krc_vq *vq;
+	char path[64];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (krc_vq_open(&vq) < 0 || krc_qconnect(vq, addr, 0, &qc) < 0) {
+			fprintf(stderr, "krctl: %s\n", krc_errmsg());
+			return 1;
+		}
+		printf("path=%s reads=%u attempts=%u conn=%u qpn=%u elapsed_ns=%llu peer_node=%u\n",
+		       krc_path_str(qc.path, path, sizeof(path)), qc.reads,
+		       qc.attempts, qc.conn_id, qc.qpn,
+		       (unsigned long long)qc.elapsed_ns, qc.card.node_id);
+		if (probe) {
+			if (krc_probe(vq, &pr) < 0) {
+				fprintf(stderr, "krctl: %s\n", krc_errmsg());
+				krc_vq_close(vq);
+				return 1;
+			}
+			printf("probe: READ the peer's card in %llu ns\n",
+			       (unsigned long long)pr.elapsed_ns);
+			print_card(&pr.card, "  ");
+		}
+		krc_vq_close(vq);
+	}
+	return 0;
+}
+
 static int cmd_status(struct krc_vq *vq)
 {
 	const struct krcore_version *v = krc_vq_version(vq);
@@ -141,6 +260,7 @@ static int cmd_status(struct krc_vq *vq)
 		print_card(&card, "  ");
 	else
 		printf("  none: %s\n", krc_errmsg());
+	print_node(vq);
 	printf("counters:\n");
 	if (print_counters("  ") < 0)
 		printf("  unavailable (%s)\n", COUNTERS_DIR);
@@ -149,7 +269,10 @@ static int cmd_status(struct krc_vq *vq)
 
 static void print_usage(FILE *f)
 {
-	fprintf(f, "usage: krctl status|card|counters\n");
+	fprintf(f, "usage: krctl status|card|counters|peers\n"
+		"       krctl lookup ADDR [-f]\n"
+		"       krctl connect ADDR [N]\n"
+		"       krctl probe ADDR\n");
 }
 
 int main(int argc, char **argv)
@@ -157,17 +280,21 @@ int main(int argc, char **argv)
 	struct krc_vq *vq;
 	int ret;
 
-	if (argc != 2) {
-		print_usage(stderr);
-		return 2;
-	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+	const char *cmd = argc > 1 ? argv[1] : "";
+
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
 		print_usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "counters"))
+	if (argc == 2 && !strcmp(cmd, "counters"))
 		return cmd_counters();
-	if (strcmp(argv[1], "status") && strcmp(argv[1], "card")) {
+	if ((argc == 3 || argc == 4) && !strcmp(cmd, "connect"))
+		return cmd_connect(argv[2], argc == 4 ? atoi(argv[3]) : 1, 0);
+	if (argc == 3 && !strcmp(cmd, "probe"))
+		return cmd_connect(argv[2], 1, 1);
+	if (!((argc == 2 && (!strcmp(cmd, "status") || !strcmp(cmd, "card") ||
+			     !strcmp(cmd, "peers"))) ||
+	      ((argc == 3 || argc == 4) && !strcmp(cmd, "lookup")))) {
 		print_usage(stderr);
 		return 2;
 	}
@@ -176,7 +303,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "krctl: %s\n", krc_errmsg());
 		return 1;
 	}
-	ret = !strcmp(argv[1], "status") ? cmd_status(vq) : cmd_card(vq);
+	if (!strcmp(cmd, "status"))
+		ret = cmd_status(vq);
+	else if (!strcmp(cmd, "card"))
+		ret = cmd_card(vq);
+	else if (!strcmp(cmd, "peers"))
+		ret = cmd_peers(vq);
+	else
+		ret = cmd_lookup(vq, argv[2], argc == 4 && !strcmp(argv[3], "-f") ?
+				 KRCORE_LOOKUP_F_NOCACHE : 0);
 	krc_vq_close(vq);
 	return ret;
 }

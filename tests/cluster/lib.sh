@@ -112,3 +112,42 @@ ge() {
 dmesg_clean() {
 	! dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace|krcore: leak'
 }
+
+# wait_for SECONDS SHELL-EXPRESSION: poll (every 0.2 s) until it holds.
+wait_for() {
+	secs=$1
+	shift
+	n=0
+	while ! eval "$*"; do
+		n=$((n + 1))
+		[ $n -ge $((secs * 5)) ] && return 1
+		sleep 0.2
+	done
+	return 0
+}
+
+# kv KEY TEXT: the value of "KEY=value" (space or newline separated).
+kv() {
+	printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1
+}
+
+# Set a writable module parameter (fault injection, timeouts).
+param() {
+	echo "$2" >"/sys/module/krcore/parameters/$1"
+}
+
+# Publish this node's card; card_of N prints node N's (after a barrier).
+publish_card() {
+	krctl card >"$KRC_RUN/card.$KRC_NODE"
+}
+
+card_of() {
+	cat "$KRC_RUN/card.$1"
+}
+
+# peer_block ADDR: the lines "krctl peers" prints about the peer at ADDR.
+peer_block() {
+	krctl peers | awk -v p="peer $1" '
+		/^peer / { on = (index($0, p ":") == 1 || index($0, p " ") == 1) }
+		on { print }'
+}

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * proto.c - krcore's node-to-node messages: wire encoding and checks.
+ *
+ * The wire layouts are in proto.h. Encoders write every reserved byte as
+ * zero; decoders reject what no conforming sender writes (bad magic,
+ * unknown version or type, reserved bytes set, values out of range for
+ * the type) and are liberal with fields a type does not use: those are
+ * carried as they are, so decode(encode(m)) == m for every accepted m.
+ */
+#include "proto.h"
+#include "card.h"
+#include "meta_table.h"
+
+/* Message offsets. */
+#define MSG_MAGIC	0
+#define MSG_VERSION	4
+#define MSG_TYPE	5
+#define MSG_STATUS	6
+#define MSG_REQ_ID	8
+#define MSG_CARD	16
+#define MSG_DST_INC	80
+#define MSG_QPN		88
+#define MSG_PSN		92
+#define MSG_PEER_QPN	96
+#define MSG_PROBE_RKEY	100
+#define MSG_PROBE_ADDR	104
+#define MSG_PROBE_LEN	112
+#define MSG_SLOT	116
+#define MSG_RESERVED	120
+
+/* rdma_cm private data offsets (hello and table descriptor). */
+#define CM_MAGIC	0
+#define CM_VERSION	4
+#define CM_KIND		5
+#define CM_ZERO16	6
+#define HELLO_NODE_ID	8
+#define HELLO_ZERO32	12
+#define HELLO_INC	16
+#define DESC_ADDR	8
+#define DESC_RKEY	16
+#define DESC_NSLOTS	20
+#define DESC_NPHYS	24
+#define DESC_ZERO32	28
+#define DESC_SEED	32
+#define DESC_INC	40
+
+#define CM_KIND_HELLO	1
+#define CM_KIND_DESC	2
+
+#define KRC_QPN_MAX	0xffffffU	/* QPNs and PSNs are 24-bit */
+#define KRC_PSN_MAX	0xffffffU
+#define KRC_STATUS_MAX	4095U		/* errno values are below 4096 */
+#define KRC_MT_MAX_NSLOTS	0x4000000U	/* 2^26 */
+
+void krc_msg_encode(const struct krc_msg *m, u8 buf[KRC_MSG_SIZE])
+{
+	memset(buf, 0, KRC_MSG_SIZE);
+	krc_put_le32(buf + MSG_MAGIC, KRC_MSG_MAGIC);
+	buf[MSG_VERSION] = KRC_MSG_VERSION;
+	buf[MSG_TYPE] = m->type;
+	krc_put_le16(buf + MSG_STATUS, m->status);
+	krc_put_le64(buf + MSG_REQ_ID, m->req_id);
+	krc_card_encode(&m->card, buf + MSG_CARD);
+	krc_put_le64(buf + MSG_DST_INC, m->dst_incarnation);
+	krc_put_le32(buf + MSG_QPN, m->qpn);
+	krc_put_le32(buf + MSG_PSN, m->psn);
+	krc_put_le32(buf + MSG_PEER_QPN, m->peer_qpn);
+	krc_put_le32(buf + MSG_PROBE_RKEY, m->probe_rkey);
+	krc_put_le64(buf + MSG_PROBE_ADDR, m->probe_addr);
+	krc_put_le32(buf + MSG_PROBE_LEN, m->probe_len);
+	krc_put_le32(buf + MSG_SLOT, m->slot);
+}
+
+static bool qpn_ok(u32 qpn)
+{
+	/* QPN 0 and 1 are the special QPs; RC QPNs are 2 .. 2^24 - 1. */
+	return qpn >= 2 && qpn <= KRC_QPN_MAX;
+}
+
+/* The per-type rules of proto.h on a decoded message. */
+static int msg_check(const struct krc_msg *m)
+{
+	switch (m->type) {
+	case KRC_MSG_CONNECT_REQ:
+		if (!qpn_ok(m->qpn) || m->psn > KRC_PSN_MAX)
+			return -EBADMSG;
+		break;
+	case KRC_MSG_CONNECT_REP:
+		if (!qpn_ok(m->qpn) || m->psn > KRC_PSN_MAX ||
+		    !qpn_ok(m->peer_qpn))
+			return -EBADMSG;
+		break;
+	case KRC_MSG_RTU:
+	case KRC_MSG_RTU_ACK:
+		if (!qpn_ok(m->peer_qpn))
+			return -EBADMSG;
+		break;
+	case KRC_MSG_CONNECT_NAK:
+		/* a refusal says why */
+		if (!m->status || m->status > KRC_STATUS_MAX)
+			return -EBADMSG;
+		return 0;
+	case KRC_MSG_META_REPLY:
+		if (m->status > KRC_STATUS_MAX)
+			return -EBADMSG;
+		return 0;
+	case KRC_MSG_GOODBYE:
+	case KRC_MSG_META_REGISTER:
+	case KRC_MSG_META_DEREGISTER:
+		break;
+	default:
+		return -EBADMSG;
+	}
+	return m->status ? -EBADMSG : 0;
+}
+
+static bool msg_type_known(unsigned int type)
+{
+	return (type >= KRC_MSG_CONNECT_REQ && type <= KRC_MSG_GOODBYE) ||
+	       (type >= KRC_MSG_META_REGISTER && type <= KRC_MSG_TYPE_MAX);
+}
+
+static int msg_decode(const u8 *buf, size_t len, struct krc_msg *m)
+{
+	int err;
+
+	if (len < KRC_MSG_SIZE)
+		return -EBADMSG;
+	if (krc_get_le32(buf + MSG_MAGIC) != KRC_MSG_MAGIC)
+		return -EBADMSG;
+	if (buf[MSG_VERSION] != KRC_MSG_VERSION)
+		return -EPROTO;
+	if (!msg_type_known(buf[MSG_TYPE]))
+		return -EBADMSG;
+	if (krc_get_le64(buf + MSG_RESERVED))
+		return -EBADMSG;
+	err = krc_card_decode(buf + MSG_CARD, &m->card);
+	if (err)
+		return err;
+	m->type = buf[MSG_TYPE];
+	m->status = krc_get_le16(buf + MSG_STATUS);
+	m->req_id = krc_get_le64(buf + MSG_REQ_ID);
+	m->dst_incarnation = krc_get_le64(buf + MSG_DST_INC);
+	m->qpn = krc_get_le32(buf + MSG_QPN);
+	m->psn = krc_get_le32(buf + MSG_PSN);
+	m->peer_qpn = krc_get_le32(buf + MSG_PEER_QPN);
+	m->probe_rkey = krc_get_le32(buf + MSG_PROBE_RKEY);
+	m->probe_addr = krc_get_le64(buf + MSG_PROBE_ADDR);
+	m->probe_len = krc_get_le32(buf + MSG_PROBE_LEN);
+	m->slot = krc_get_le32(buf + MSG_SLOT);
+	return msg_check(m);
+}
+
+/* On failure *m is all zero: nothing half-checked leaks to the caller. */
+int krc_msg_decode(const u8 *buf, size_t len, struct krc_msg *m)
+{
+	int err;
+
+	memset(m, 0, sizeof(*m));
+	err = msg_decode(buf, len, m);
+	if (err)
+		memset(m, 0, sizeof(*m));
+	return err;
+}
+
+const char *krc_msg_type_name(unsigned int type)
+{
+	switch (type) {
+	case KRC_MSG_CONNECT_REQ:
+		return "connect_req";
+	case KRC_MSG_CONNECT_REP:
+		return "connect_rep";
+	case KRC_MSG_CONNECT_NAK:
+		return "connect_nak";
+	case KRC_MSG_RTU:
+		return "rtu";
+	case KRC_MSG_RTU_ACK:
+		return "rtu_ack";
+	case KRC_MSG_GOODBYE:
+		return "goodbye";
+	case KRC_MSG_META_REGISTER:
+		return "meta_register";
+	case KRC_MSG_META_DEREGISTER:
+		return "meta_deregister";
+	case KRC_MSG_META_REPLY:
+		return "meta_reply";
+	default:
+		return "?";
+	}
+}
+
+static void cm_put_head(u8 *buf, u8 kind)
+{
+	krc_put_le32(buf + CM_MAGIC, KRC_CM_MAGIC);
+	buf[CM_VERSION] = KRC_MSG_VERSION;
+	buf[CM_KIND] = kind;
+}
+
+/* Magic, version, kind and the u16 zero of a private data blob. */
+static int cm_check_head(const u8 *buf, u8 kind)
+{
+	if (krc_get_le32(buf + CM_MAGIC) != KRC_CM_MAGIC)
+		return -EBADMSG;
+	if (buf[CM_VERSION] != KRC_MSG_VERSION)
+		return -EPROTO;
+	if (buf[CM_KIND] != kind || krc_get_le16(buf + CM_ZERO16))
+		return -EBADMSG;
+	return 0;
+}
+
+void krc_meta_hello_encode(const struct krc_meta_hello *h,
+			   u8 buf[KRC_CM_HELLO_SIZE])
+{
+	memset(buf, 0, KRC_CM_HELLO_SIZE);
+	cm_put_head(buf, CM_KIND_HELLO);
+	krc_put_le32(buf + HELLO_NODE_ID, h->node_id);
+	krc_put_le64(buf + HELLO_INC, h->incarnation);
+}
+
+static int hello_decode(const u8 *buf, size_t len, struct krc_meta_hello *h)
+{
+	int err;
+
+	if (len < KRC_CM_HELLO_SIZE)
+		return -EBADMSG;
+	err = cm_check_head(buf, CM_KIND_HELLO);
+	if (err)
+		return err;
+	if (krc_get_le32(buf + HELLO_ZERO32))
+		return -EBADMSG;
+	h->node_id = krc_get_le32(buf + HELLO_NODE_ID);
+	h->incarnation = krc_get_le64(buf + HELLO_INC);
+	if (!h->node_id || !h->incarnation)
+		return -EINVAL;
+	return 0;
+}
+
+int krc_meta_hello_decode(const u8 *buf, size_t len, struct krc_meta_hello *h)
+{
+	int err;
+
+	memset(h, 0, sizeof(*h));
+	err = hello_decode(buf, len, h);
+	if (err)
+		memset(h, 0, sizeof(*h));
+	return err;
+}
+
+void krc_mt_desc_encode(const struct krc_mt_desc *d, u8 buf[KRC_MT_DESC_SIZE])
+{
+	memset(buf, 0, KRC_MT_DESC_SIZE);
+	cm_put_head(buf, CM_KIND_DESC);
+	krc_put_le64(buf + DESC_ADDR, d->addr);
+	krc_put_le32(buf + DESC_RKEY, d->rkey);
+	krc_put_le32(buf + DESC_NSLOTS, d->nslots);
+	krc_put_le32(buf + DESC_NPHYS, d->nphys);
+	krc_put_le64(buf + DESC_SEED, d->seed);
+	krc_put_le64(buf + DESC_INC, d->incarnation);
+}
+
+static int desc_decode(const u8 *buf, size_t len, struct krc_mt_desc *d)
+{
+	int err;
+
+	if (len < KRC_MT_DESC_SIZE)
+		return -EBADMSG;
+	err = cm_check_head(buf, CM_KIND_DESC);
+	if (err)
+		return err;
+	if (krc_get_le32(buf + DESC_ZERO32))
+		return -EBADMSG;
+	d->addr = krc_get_le64(buf + DESC_ADDR);
+	d->rkey = krc_get_le32(buf + DESC_RKEY);
+	d->nslots = krc_get_le32(buf + DESC_NSLOTS);
+	d->nphys = krc_get_le32(buf + DESC_NPHYS);
+	d->seed = krc_get_le64(buf + DESC_SEED);
+	d->incarnation = krc_get_le64(buf + DESC_INC);
+	/* nslots: a power of two in [64, 2^26], so nphys cannot overflow */
+	if (d->nslots < 64 || d->nslots > KRC_MT_MAX_NSLOTS ||
+	    (d->nslots & (d->nslots - 1)))
+		return -EINVAL;
+	if (d->nphys != d->nslots + KRC_MT_SPILL)
+		return -EINVAL;
+	if (!d->rkey || !d->incarnation)
+		return -EINVAL;
+	return 0;
+}
+
+int krc_mt_desc_decode(const u8 *buf, size_t len, struct krc_mt_desc *d)
+{
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	err = desc_decode(buf, len, d);
+	if (err)
+		memset(d, 0, sizeof(*d));
+	return err;
+}

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ctrl.c - the node's control UD QP: it carries the handshake messages
+ * (common/proto.h) between nodes. Its QPN and QKey are in the node card.
+ *
+ * Receive buffers are posted at start and re-posted after each message;
+ * messages are decoded and checked before the handshake sees them, so a
+ * malformed or foreign datagram is counted and dropped. Completions run
+ * in process context (ib_core's workqueue), one at a time.
+ */
+#include <linux/slab.h>
+
+#include "krcore.h"
+
+#define KRC_CTRL_RX	64
+#define KRC_CTRL_TX	64
+#define KRC_GRH_LEN	40
+#define KRC_CTRL_BUF	(KRC_GRH_LEN + KRC_MSG_SIZE)
+
+struct krc_ctrl {
+	struct ib_device *ibdev;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	u32 qkey;
+	spinlock_t tx_lock;		/* tx_free, tx_busy, stopping */
+	struct list_head tx_free;
+	int tx_busy;
+	bool stopping;
+	atomic_t rx_posted;
+	wait_queue_head_t wq;		/* tx_busy and rx_posted going down */
+	/* ctx of every buffer is the ctrl; priv of a tx buffer is its AH */
+	struct krc_msgbuf rx[KRC_CTRL_RX];
+	struct krc_msgbuf tx[KRC_CTRL_TX];
+};
+
+static int krc_ctrl_post_rx(struct krc_ctrl *ctrl, struct krc_msgbuf *b)
+{
+	int ret;
+
+	atomic_inc(&ctrl->rx_posted);
+	ret = krc_msgbuf_post_recv(ctrl->qp, b);
+	if (ret)
+		atomic_dec(&ctrl->rx_posted);
+	return ret;
+}
+
+/* Fault injection for tests: drop received messages (of one type). */
+static bool krc_ctrl_fault_drop(const struct krc_msg *msg)
+{
+	int left = READ_ONCE(krc_fault_ctrl_drop_rx);
+	int type = READ_ONCE(krc_fault_ctrl_drop_type);
+
+	if (left <= 0 || (type && type != msg->type))
+		return false;
+	WRITE_ONCE(krc_fault_ctrl_drop_rx, left - 1);
+	krc_event(KRC_EV_CTRL_RX_DROPPED);
+	return true;
+}
+
+static void krc_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct krc_msgbuf *b = container_of(wc->wr_cqe, struct krc_msgbuf, cqe);
+	struct krc_ctrl *ctrl = b->ctx;
+	struct krc_msg msg;
+	int ret = -EBADMSG;
+
+	if (atomic_dec_and_test(&ctrl->rx_posted))
+		wake_up(&ctrl->wq);
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_warn_ratelimited("krcore: control receive: %s\n",
+					    ib_wc_status_msg(wc->status));
+		return;
+	}
+	krc_msgbuf_sync(ctrl->qp, b);
+	krc_event(KRC_EV_CTRL_RX);
+	/* A UD receive starts with the 40-byte GRH (or IPv4 header). */
+	if (wc->byte_len >= KRC_GRH_LEN)
+		ret = krc_msg_decode((u8 *)b->buf + KRC_GRH_LEN,
+				     wc->byte_len - KRC_GRH_LEN, &msg);
+	if (ret) {
+		krc_event(KRC_EV_CTRL_RX_BAD);
+		pr_warn_ratelimited("krcore: malformed control message (%d), dropped\n",
+				    ret);
+	} else if (!krc_ctrl_fault_drop(&msg)) {
+		krc_hs_recv(&msg);
+	}
+	if (!READ_ONCE(ctrl->stopping) && krc_ctrl_post_rx(ctrl, b))
+		pr_warn_ratelimited("krcore: cannot re-post a control receive\n");
+}
+
+static void krc_ctrl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct krc_msgbuf *b = container_of(wc->wr_cqe, struct krc_msgbuf, cqe);
+	struct krc_ctrl *ctrl = b->ctx;
+	struct krc_ah *ah = b->priv;
+
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_warn_ratelimited("krcore: control send: %s\n",
+				    ib_wc_status_msg(wc->status));
+	b->priv = NULL;
+	spin_lock(&ctrl->tx_lock);
+	list_add(&b->node, &ctrl->tx_free);
+	ctrl->tx_busy--;
+	spin_unlock(&ctrl->tx_lock);
+	wake_up(&ctrl->wq);
+	krc_ah_put(ah);
+}
+
+/*
+ * Send @msg to @peer's control QP. The peer's card must be valid.
+ * Process context (the AH may have to be created).
+ */
+int krc_ctrl_send(struct krc_peer *peer, const struct krc_msg *msg)
+{
+	struct krc_ctrl *ctrl = krc_node.ctrl;
+	struct krc_msgbuf *b;
+	struct ib_sge sge;
+	struct ib_ud_wr wr = {};
+	struct krc_ah *ah;
+	u32 qpn, qkey;
+	int ret;
+
+	if (!ctrl)
+		return -ENODEV;
+	ah = krc_peer_ah_get(peer, &qpn, &qkey);
+	if (IS_ERR(ah))
+		return PTR_ERR(ah);
+
+	spin_lock(&ctrl->tx_lock);
+	b = list_first_entry_or_null(&ctrl->tx_free, struct krc_msgbuf, node);
+	if (b && !ctrl->stopping) {
+		list_del(&b->node);
+		ctrl->tx_busy++;
+	} else {
+		b = NULL;
+	}
+	spin_unlock(&ctrl->tx_lock);
+	if (!b) {
+		krc_ah_put(ah);
+		krc_event(KRC_EV_CTRL_TX_FULL);
+		return -ENOBUFS;
+	}
+
+	krc_msg_encode(msg, b->buf);
+	ib_dma_sync_single_for_device(ctrl->ibdev, b->dma, b->len, b->dir);
+	b->priv = ah;
+	sge.addr = b->dma;
+	sge.length = KRC_MSG_SIZE;
+	sge.lkey = krc_node.dev->pd->local_dma_lkey;
+	wr.wr.wr_cqe = &b->cqe;
+	wr.wr.opcode = IB_WR_SEND;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.ah = ah->ah;
+	wr.remote_qpn = qpn;
+	wr.remote_qkey = qkey;
+	ret = ib_post_send(ctrl->qp, &wr.wr, NULL);
+	if (ret) {
+		struct ib_wc wc = {
+			.wr_cqe = &b->cqe,
+			.status = IB_WC_WR_FLUSH_ERR,
+		};
+
+		pr_warn_ratelimited("krcore: control post failed: %d\n", ret);
+		krc_ctrl_tx_done(ctrl->cq, &wc);
+		return ret;
+	}
+	krc_event(KRC_EV_CTRL_TX);
+	return 0;
+}
+
+static int krc_ctrl_modify(struct krc_ctrl *ctrl, u32 port_num)
+{
+	struct ib_qp_attr attr = {};
+	int ret;
+
+	attr.qp_state = IB_QPS_INIT;
+	attr.pkey_index = 0;
+	attr.port_num = port_num;
+	attr.qkey = ctrl->qkey;
+	ret = ib_modify_qp(ctrl->qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_QKEY);
+	if (ret)
+		return ret;
+	attr.qp_state = IB_QPS_RTR;
+	ret = ib_modify_qp(ctrl->qp, &attr, IB_QP_STATE);
+	if (ret)
+		return ret;
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0;
+	return ib_modify_qp(ctrl->qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+/* Move the QP to ERR and wait until every posted request has come back. */
+static void krc_ctrl_flush(struct krc_ctrl *ctrl)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	spin_lock(&ctrl->tx_lock);
+	ctrl->stopping = true;
+	spin_unlock(&ctrl->tx_lock);
+	ib_modify_qp(ctrl->qp, &attr, IB_QP_STATE);
+	if (!wait_event_timeout(ctrl->wq, READ_ONCE(ctrl->tx_busy) == 0 &&
+				atomic_read(&ctrl->rx_posted) == 0,
+				msecs_to_jiffies(5000)))
+		pr_err("krcore: control QP did not flush\n");
+}
+
+static void krc_ctrl_destroy(struct krc_ctrl *ctrl)
+{
+	int i;
+
+	if (ctrl->qp) {
+		ib_destroy_qp(ctrl->qp);
+		krc_obj_destroyed(KRC_OBJ_QP);
+	}
+	if (ctrl->cq) {
+		ib_free_cq(ctrl->cq);
+		krc_obj_destroyed(KRC_OBJ_CQ);
+	}
+	for (i = 0; i < KRC_CTRL_RX; i++)
+		krc_msgbuf_free(ctrl->ibdev, &ctrl->rx[i]);
+	for (i = 0; i < KRC_CTRL_TX; i++)
+		krc_msgbuf_free(ctrl->ibdev, &ctrl->tx[i]);
+	kfree(ctrl);
+}
+
+int krc_ctrl_start(struct krc_node *node)
+{
+	struct ib_device *ibdev = node->dev->ibdev;
+	struct ib_qp_init_attr init = {};
+	struct krc_ctrl *ctrl;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	int i, ret;
+
+	ctrl = kzalloc(sizeof(*ctrl), GFP_KERNEL);
+	if (!ctrl)
+		return -ENOMEM;
+	ctrl->ibdev = ibdev;
+	ctrl->qkey = krc_param_ctrl_qkey;
+	spin_lock_init(&ctrl->tx_lock);
+	INIT_LIST_HEAD(&ctrl->tx_free);
+	init_waitqueue_head(&ctrl->wq);
+
+	cq = ib_alloc_cq(ibdev, ctrl, KRC_CTRL_RX + KRC_CTRL_TX + 1, 0,
+			 IB_POLL_WORKQUEUE);
+	if (IS_ERR(cq)) {
+		ret = PTR_ERR(cq);
+		goto err;
+	}
+	ctrl->cq = cq;
+	krc_obj_created(KRC_OBJ_CQ);
+
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	init.qp_type = IB_QPT_UD;
+	init.sq_sig_type = IB_SIGNAL_ALL_WR;
+	init.cap.max_send_wr = KRC_CTRL_TX;
+	init.cap.max_recv_wr = KRC_CTRL_RX;
+	init.cap.max_send_sge = 1;
+	init.cap.max_recv_sge = 1;
+	qp = ib_create_qp(node->dev->pd, &init);
+	if (IS_ERR(qp)) {
+		ret = PTR_ERR(qp);
+		goto err;
+	}
+	ctrl->qp = qp;
+	krc_obj_created(KRC_OBJ_QP);
+	ret = krc_ctrl_modify(ctrl, node->port->port_num);
+	if (ret)
+		goto err;
+
+	for (i = 0; i < KRC_CTRL_RX; i++) {
+		ret = krc_msgbuf_alloc(ibdev, &ctrl->rx[i], KRC_CTRL_BUF,
+				       DMA_FROM_DEVICE, krc_ctrl_rx_done, ctrl);
+		if (ret)
+			goto err;
+	}
+	for (i = 0; i < KRC_CTRL_TX; i++) {
+		ret = krc_msgbuf_alloc(ibdev, &ctrl->tx[i], KRC_MSG_SIZE,
+				       DMA_TO_DEVICE, krc_ctrl_tx_done, ctrl);
+		if (ret)
+			goto err;
+		list_add_tail(&ctrl->tx[i].node, &ctrl->tx_free);
+	}
+	for (i = 0; i < KRC_CTRL_RX; i++) {
+		ret = krc_ctrl_post_rx(ctrl, &ctrl->rx[i]);
+		if (ret) {
+			krc_ctrl_flush(ctrl);
+			goto err;
+		}
+	}
+	node->card.ud_qpn = qp->qp_num;
+	node->card.ud_qkey = ctrl->qkey;
+	node->ctrl = ctrl;
+	return 0;
+err:
+	pr_err("krcore: cannot start the control QP: %d\n", ret);
+	krc_ctrl_destroy(ctrl);
+	return ret;
+}
+
+void krc_ctrl_stop(struct krc_node *node)
+{
+	struct krc_ctrl *ctrl = node->ctrl;
+
+	if (!ctrl)
+		return;
+	/* Let what is already posted (goodbyes) go out first. */
+	wait_event_timeout(ctrl->wq, READ_ONCE(ctrl->tx_busy) == 0,
+			   msecs_to_jiffies(1000));
+	krc_ctrl_flush(ctrl);
+	node->ctrl = NULL;
+	krc_ctrl_destroy(ctrl);
+}

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * handshake.c - connecting a pair of pooled RC QPs without rdma_cm.
+ *
+ *   A (active)                                 B (passive)
+ *   take a spare QP (INIT)
+ *   CONNECT_REQ {card A, qpn, psn, B's incarnation as A knows it} --->
+ *                                     incarnation wrong: CONNECT_NAK ESTALE
+ *                                     take a spare, RTR + RTS -> HALF_OPEN
+ *   <--- CONNECT_REP {card B, qpn, psn}
+ *   RTR + RTS -> READY, qconnect returns
+ *   RTU ---------------------------------------> HALF_OPEN -> READY
+ *   <--- RTU_ACK
+ *
+ * Lost datagrams: A repeats its REQ (same request id, same QP) with
+ * exponential backoff until hs_retries; B answers a repeated REQ with the
+ * same REP (it finds the connection by A's QPN and incarnation). A repeats
+ * the RTU (in the background) until acknowledged. B never sends on a
+ * HALF_OPEN connection; one that gets no RTU expires and is destroyed.
+ * A dead peer: A gives up after its retries (ETIMEDOUT) and destroys its
+ * QP. Simultaneous connects from both ends: each side serves the other's
+ * REQ as passive while its own completes as active; both pairs work and
+ * both join the pools. A node that reloads says GOODBYE to the nodes it
+ * knows, which then drop every connection to its old incarnation.
+ */
+#include <linux/random.h>
+#include <linux/slab.h>
+
+#include "krcore.h"
+
+struct krc_hs {
+	struct list_head node;		/* on krc_hs_pending */
+	u64 req_id;
+	struct krc_peer *peer;
+	u32 qpn;			/* our QP */
+	struct completion done;
+	int status;			/* 0: reply holds the REP */
+	struct krc_msg reply;
+};
+
+static LIST_HEAD(krc_hs_pending);
+static DEFINE_SPINLOCK(krc_hs_lock);
+static atomic64_t krc_hs_ids = ATOMIC64_INIT(0);
+
+static void krc_hs_fill(struct krc_msg *msg, u8 type, u64 req_id)
+{
+	memset(msg, 0, sizeof(*msg));
+	msg->type = type;
+	msg->req_id = req_id;
+	msg->card = krc_node.card;
+	msg->probe_addr = krc_node.page_mr ? krc_node.page_mr->iova : 0;
+	msg->probe_rkey = krc_node.page_mr ? krc_node.page_mr->rkey : 0;
+	msg->probe_len = krc_node.page_mr ? KRCORE_CARD_SIZE : 0;
+}
+
+static void krc_conn_set_probe(struct krc_conn *conn, const struct krc_msg *msg)
+{
+	conn->remote_incarnation = msg->card.incarnation;
+	conn->probe_addr = msg->probe_addr;
+	conn->probe_rkey = msg->probe_rkey;
+	conn->probe_len = msg->probe_len;
+}
+
+/*
+ * Connect a new pooled connection to @peer (whose card is cached).
+ * Sends at most @max_attempts requests (0: 1 + hs_retries) before
+ * @deadline. On success the connection is READY, in @peer's pool, and
+ * *connp holds an extra reference for the caller.
+ */
+int krc_hs_connect(struct krc_peer *peer, unsigned long deadline,
+		   int max_attempts, u32 *attempts, struct krc_conn **connp)
+{
+	unsigned long rto = msecs_to_jiffies(krc_param_hs_timeout_ms);
+	struct krc_conn *conn;
+	struct krc_msg req;
+	struct krc_hs *hs;
+	bool answered = false;
+	int tries, ret;
+
+	if (!max_attempts)
+		max_attempts = 1 + krc_param_hs_retries;
+	if (time_after_eq(jiffies, deadline))
+		return -ETIMEDOUT;
+	conn = krc_spare_take(jiffies_to_msecs(deadline - jiffies));
+	if (!conn)
+		return READ_ONCE(krc_node.up) ? -EAGAIN : -ENODEV;
+	hs = kzalloc(sizeof(*hs), GFP_KERNEL);
+	if (!hs) {
+		krc_conn_kill(conn);
+		krc_conn_put(conn);
+		return -ENOMEM;
+	}
+	conn->initiator = true;
+	conn->state = KRC_CONN_CONNECTING;
+	hs->req_id = atomic64_inc_return(&krc_hs_ids);
+	hs->peer = peer;
+	hs->qpn = conn->qpn;
+	init_completion(&hs->done);
+
+	krc_hs_fill(&req, KRC_MSG_CONNECT_REQ, hs->req_id);
+	spin_lock(&peer->lock);
+	req.dst_incarnation = peer->card.incarnation;
+	spin_unlock(&peer->lock);
+	req.qpn = conn->qpn;
+	req.psn = conn->psn;
+	if (READ_ONCE(krc_fault_hs_bad_incarnation) > 0) {
+		WRITE_ONCE(krc_fault_hs_bad_incarnation,
+			   krc_fault_hs_bad_incarnation - 1);
+		req.dst_incarnation = ~req.dst_incarnation;
+	}
+
+	spin_lock(&krc_hs_lock);
+	list_add(&hs->node, &krc_hs_pending);
+	spin_unlock(&krc_hs_lock);
+
+	for (tries = 0; tries < max_attempts; tries++) {
+		unsigned long wait;
+
+		if (time_after_eq(jiffies, deadline))
+			break;
+		ret = krc_ctrl_send(peer, &req);
+		if (ret == -ENXIO)
+			break;
+		(*attempts)++;
+		krc_event(tries ? KRC_EV_HS_RETRANSMITS : KRC_EV_HS_REQ_SENT);
+		wait = min(rto, deadline - jiffies);
+		if (wait_for_completion_timeout(&hs->done, wait)) {
+			answered = true;
+			break;
+		}
+		rto = min(rto * 2, msecs_to_jiffies(2000));
+	}
+	spin_lock(&krc_hs_lock);
+	list_del(&hs->node);
+	spin_unlock(&krc_hs_lock);
+	/* Completed between the timeout and the removal? */
+	if (!answered && completion_done(&hs->done))
+		answered = true;
+
+	if (!answered) {
+		krc_event(KRC_EV_HS_TIMEOUTS);
+		ret = -ETIMEDOUT;
+	} else if (hs->status) {
+		ret = hs->status;
+	} else {
+		const struct krc_msg *rep = &hs->reply;
+
+		ret = krc_conn_rtr_rts(conn, &rep->card, rep->qpn, rep->psn);
+		if (!ret) {
+			krc_conn_set_probe(conn, rep);
+			krc_peer_set_card(peer, &rep->card);
+			conn->state = KRC_CONN_READY;
+			ret = krc_peer_attach(peer, conn);
+		}
+		if (!ret) {
+			kref_get(&conn->ref);	/* the caller's */
+			conn->rtu_tries = 0;
+			queue_delayed_work(krc_wq, &conn->rtu_work, 0);
+			krc_event(KRC_EV_HS_CONNECTED);
+			*connp = conn;
+			kfree(hs);
+			return 0;
+		}
+	}
+	kfree(hs);
+	/* The peer may hold a HALF_OPEN QP pointing at this one: never reuse. */
+	krc_conn_kill(conn);
+	krc_conn_put(conn);
+	return ret;
+}
+
+/* Answer to @to: a reply about our connection @conn (NULL for NAKs). */
+static void krc_hs_answer(struct krc_peer *to, u8 type, u64 req_id,
+			  struct krc_conn *conn, u32 peer_qpn, int status)
+{
+	struct krc_msg msg;
+
+	krc_hs_fill(&msg, type, req_id);
+	msg.status = status;
+	msg.peer_qpn = peer_qpn;
+	if (conn) {
+		msg.qpn = conn->qpn;
+		msg.psn = conn->psn;
+	}
+	if (!krc_ctrl_send(to, &msg))
+		krc_event(type == KRC_MSG_CONNECT_NAK ? KRC_EV_HS_NAK_SENT :
+			  type == KRC_MSG_CONNECT_REP ? KRC_EV_HS_REP_SENT :
+			  KRC_EV_HS_RTU_ACK_SENT);
+}
+
+/* A HALF_OPEN connection that never got its RTU is given up. */
+static void krc_hs_expire_work(struct work_struct *work)
+{
+	struct krc_conn *conn = container_of(to_delayed_work(work),
+					     struct krc_conn, rtu_work);
+
+	if (conn->state != KRC_CONN_HALF_OPEN || atomic_read(&conn->nvqs))
+		return;
+	krc_event(KRC_EV_HS_HALF_OPEN_EXPIRED);
+	krc_conn_set_error(conn);
+	/* The pool's reference; the kill (which cancels this work) runs
+	 * from the release, in another work item.
+	 */
+	if (krc_peer_detach(conn))
+		krc_conn_put(conn);
+}
+
+static void krc_hs_on_req(const struct krc_msg *msg)
+{
+	struct krc_peer *peer;
+	struct krc_conn *conn;
+	int ret;
+
+	krc_event(KRC_EV_HS_REQ_RECV);
+	peer = krc_peer_get(msg->card.gid, true);
+	if (IS_ERR(peer))
+		return;
+	if (peer->local)
+		goto out;
+	/* The REQ names a QP of the node; it is our news of that node. */
+	krc_peer_set_card(peer, &msg->card);
+	if (msg->dst_incarnation && msg->dst_incarnation != krc_incarnation) {
+		krc_event(KRC_EV_HS_STALE);
+		krc_hs_answer(peer, KRC_MSG_CONNECT_NAK, msg->req_id, NULL,
+			      msg->qpn, ESTALE);
+		goto out;
+	}
+	/* A repeated REQ (our REP was lost): the same answer again. */
+	conn = krc_peer_find_conn(peer, 0, msg->qpn, msg->card.incarnation);
+	if (conn) {
+		krc_event(KRC_EV_HS_DUP_REQ);
+		krc_hs_answer(peer, KRC_MSG_CONNECT_REP, msg->req_id, conn,
+			      msg->qpn, 0);
+		krc_conn_put(conn);
+		goto out;
+	}
+	conn = krc_spare_take(krc_param_hs_timeout_ms);
+	if (!conn) {
+		krc_hs_answer(peer, KRC_MSG_CONNECT_NAK, msg->req_id, NULL,
+			      msg->qpn, EBUSY);
+		goto out;
+	}
+	ret = krc_conn_rtr_rts(conn, &msg->card, msg->qpn, msg->psn);
+	if (ret) {
+		krc_hs_answer(peer, KRC_MSG_CONNECT_NAK, msg->req_id, NULL,
+			      msg->qpn, EIO);
+		krc_conn_kill(conn);
+		krc_conn_put(conn);
+		goto out;
+	}
+	krc_conn_set_probe(conn, msg);
+	conn->initiator = false;
+	conn->state = KRC_CONN_HALF_OPEN;
+	INIT_DELAYED_WORK(&conn->rtu_work, krc_hs_expire_work);
+	if (krc_peer_attach(peer, conn)) {
+		krc_conn_kill(conn);
+		krc_conn_put(conn);
+		goto out;
+	}
+	krc_hs_answer(peer, KRC_MSG_CONNECT_REP, msg->req_id, conn, msg->qpn, 0);
+	queue_delayed_work(krc_wq, &conn->rtu_work,
+			   msecs_to_jiffies(krc_param_hs_timeout_ms <<
+					    (krc_param_hs_retries + 2)));
+out:
+	krc_peer_put(peer);
+}
+
+static void krc_hs_on_reply(const struct krc_msg *msg)
+{
+	struct krc_hs *hs, *found = NULL;
+	struct krc_peer *peer;
+	struct krc_conn *conn;
+
+	krc_event(msg->type == KRC_MSG_CONNECT_REP ? KRC_EV_HS_REP_RECV :
+		  KRC_EV_HS_NAK_RECV);
+	spin_lock(&krc_hs_lock);
+	list_for_each_entry(hs, &krc_hs_pending, node) {
+		if (hs->req_id == msg->req_id && hs->qpn == msg->peer_qpn &&
+		    !memcmp(hs->peer->gid, msg->card.gid, 16) &&
+		    !completion_done(&hs->done)) {
+			found = hs;
+			if (msg->type == KRC_MSG_CONNECT_REP) {
+				hs->reply = *msg;
+				hs->status = 0;
+			} else {
+				hs->status = -(int)msg->status;
+			}
+			complete(&hs->done);
+			break;
+		}
+	}
+	spin_unlock(&krc_hs_lock);
+	if (found || msg->type != KRC_MSG_CONNECT_REP)
+		return;
+
+	/* A repeated REP: the RTU was lost or is late; send it again. */
+	peer = krc_peer_get(msg->card.gid, false);
+	if (!peer)
+		return;
+	conn = krc_peer_find_conn(peer, msg->peer_qpn, msg->qpn,
+				  msg->card.incarnation);
+	if (conn && conn->initiator && conn->state == KRC_CONN_READY) {
+		conn->rtu_acked = false;
+		conn->rtu_tries = 0;
+		mod_delayed_work(krc_wq, &conn->rtu_work, 0);
+	} else {
+		krc_event(KRC_EV_HS_STRAY);
+	}
+	krc_conn_put(conn);
+	krc_peer_put(peer);
+}
+
+static void krc_hs_on_rtu(const struct krc_msg *msg)
+{
+	struct krc_peer *peer = krc_peer_get(msg->card.gid, false);
+	struct krc_conn *conn;
+
+	if (!peer)
+		return;
+	conn = krc_peer_find_conn(peer, msg->peer_qpn, msg->qpn,
+				  msg->card.incarnation);
+	if (conn) {
+		if (msg->type == KRC_MSG_RTU) {
+			krc_event(KRC_EV_HS_RTU_RECV);
+			if (conn->state == KRC_CONN_HALF_OPEN) {
+				cancel_delayed_work(&conn->rtu_work);
+				conn->state = KRC_CONN_READY;
+			}
+			krc_hs_answer(peer, KRC_MSG_RTU_ACK, msg->req_id, conn,
+				      msg->qpn, 0);
+		} else {
+			conn->rtu_acked = true;
+		}
+		krc_conn_put(conn);
+	} else {
+		krc_event(KRC_EV_HS_STRAY);
+	}
+	krc_peer_put(peer);
+}
+
+static void krc_hs_on_goodbye(const struct krc_msg *msg)
+{
+	struct krc_peer *peer = krc_peer_get(msg->card.gid, false);
+
+	krc_event(KRC_EV_GOODBYE_RECV);
+	if (!peer)
+		return;
+	if (!peer->local)
+		krc_peer_forget_incarnation(peer, msg->card.incarnation);
+	krc_peer_put(peer);
+}
+
+/* A decoded control message; process context, one at a time. */
+void krc_hs_recv(const struct krc_msg *msg)
+{
+	if (!READ_ONCE(krc_node.up))
+		return;
+	switch (msg->type) {
+	case KRC_MSG_CONNECT_REQ:
+		krc_hs_on_req(msg);
+		break;
+	case KRC_MSG_CONNECT_REP:
+	case KRC_MSG_CONNECT_NAK:
+		krc_hs_on_reply(msg);
+		break;
+	case KRC_MSG_RTU:
+	case KRC_MSG_RTU_ACK:
+		krc_hs_on_rtu(msg);
+		break;
+	case KRC_MSG_GOODBYE:
+		krc_hs_on_goodbye(msg);
+		break;
+	default:
+		krc_event(KRC_EV_CTRL_RX_BAD);
+		break;
+	}
+}
+
+/* Tell every node we know that this incarnation is going away. */
+void krc_hs_goodbye_all(void)
+{
+	struct krc_peer **peers = krc_peers_snapshot();
+	struct krc_msg msg;
+	int i;
+
+	if (!peers)
+		return;
+	krc_hs_fill(&msg, KRC_MSG_GOODBYE, 0);
+	for (i = 0; peers[i]; i++) {
+		if (!peers[i]->local && READ_ONCE(peers[i]->card_valid) &&
+		    !READ_ONCE(krc_fault_goodbye_off) &&
+		    !krc_ctrl_send(peers[i], &msg))
+			krc_event(KRC_EV_GOODBYE_SENT);
+		krc_peer_put(peers[i]);
+	}
+	kfree(peers);
+}
+
+void krc_hs_exit(void)
+{
+	struct krc_hs *hs;
+
+	/* Wake every waiter; they clean up after themselves. */
+	spin_lock(&krc_hs_lock);
+	list_for_each_entry(hs, &krc_hs_pending, node) {
+		if (!completion_done(&hs->done)) {
+			hs->status = -ENODEV;
+			complete(&hs->done);
+		}
+	}
+	spin_unlock(&krc_hs_lock);
+}

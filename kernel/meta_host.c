@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * meta_host.c - the MetaServer: this node hosts the table of every
+ * member's card (module parameter meta_host=1).
+ *
+ * The table (common/meta_table.h) is kernel memory registered for remote
+ * READ: members look cards up with one-sided READs and this CPU never
+ * answers a lookup. It is made of physically contiguous chunks (2 MiB
+ * when possible) mapped contiguously for the CPU (vmap) and for the RNIC
+ * (one fast-registered MR whose pages are the chunks).
+ *
+ * Members connect once, at module load, with kernel rdma_cm to meta_port;
+ * the accept carries the table's address, rkey and geometry. Over that RC
+ * connection they SEND register/deregister requests (their card), which
+ * this CPU applies to the table under the seqlock protocol of each slot.
+ */
+#include <linux/inet.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+
+#include "krcore.h"
+#include "meta_table.h"
+
+#define KRC_META_RX	8
+#define KRC_META_TX	8
+#define KRC_META_MAX_ORDER	9	/* 2 MiB chunks */
+
+struct krc_meta_member {
+	struct list_head node;		/* on host->members */
+	struct krc_meta_host *host;
+	struct rdma_cm_id *id;
+	struct ib_cq *cq;
+	spinlock_t lock;		/* tx_free, dead */
+	bool dead;
+	u32 node_id;
+	struct list_head tx_free;
+	struct krc_msgbuf rx[KRC_META_RX];
+	struct krc_msgbuf tx[KRC_META_TX];
+};
+
+struct krc_meta_host {
+	struct mutex lock;		/* table writes */
+	struct krc_mt_geom geom;
+	void *table;			/* vmap of the chunks */
+	struct page **chunks;
+	u32 nchunks;
+	unsigned int order;
+	struct sg_table sgt;
+	bool sg_mapped;
+	struct ib_mr *mr;
+	u32 used;			/* cards in the table */
+	struct rdma_cm_id *listen;
+	spinlock_t members_lock;	/* members */
+	struct list_head members;
+	struct krc_mt_desc desc;
+};
+
+static void krc_meta_table_free(struct krc_meta_host *h)
+{
+	struct ib_device *ibdev = krc_node.dev->ibdev;
+	u32 i;
+
+	if (h->mr) {
+		ib_dereg_mr(h->mr);
+		krc_obj_destroyed(KRC_OBJ_MR);
+	}
+	if (h->sg_mapped)
+		ib_dma_unmap_sg(ibdev, h->sgt.sgl, h->nchunks, DMA_BIDIRECTIONAL);
+	sg_free_table(&h->sgt);
+	if (h->table)
+		vunmap(h->table);
+	for (i = 0; i < h->nchunks; i++)
+		if (h->chunks[i])
+			__free_pages(h->chunks[i], h->order);
+	kfree(h->chunks);
+	h->chunks = NULL;
+	h->nchunks = 0;
+	h->table = NULL;
+	h->mr = NULL;
+	h->sg_mapped = false;
+}
+
+/* Chunks of 2 MiB (or smaller if memory is fragmented), as few as the
+ * device's fast registration page list allows.
+ */
+static int krc_meta_table_alloc(struct krc_meta_host *h, size_t bytes)
+{
+	struct ib_device *ibdev = krc_node.dev->ibdev;
+	u32 max_sg = ibdev->attrs.max_fast_reg_page_list_len;
+	struct scatterlist *sg;
+	struct page **pages;
+	u32 npages, i, k;
+	int order;
+
+	for (order = min_t(int, get_order(bytes), KRC_META_MAX_ORDER);
+	     order >= 0; order--) {
+		size_t chunk = PAGE_SIZE << order;
+
+		h->nchunks = DIV_ROUND_UP(bytes, chunk);
+		if (h->nchunks > max_sg)
+			return -E2BIG;
+		h->order = order;
+		h->chunks = kcalloc(h->nchunks, sizeof(*h->chunks), GFP_KERNEL);
+		if (!h->chunks)
+			return -ENOMEM;
+		for (i = 0; i < h->nchunks; i++) {
+			h->chunks[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO |
+						   __GFP_NOWARN, order);
+			if (!h->chunks[i])
+				break;
+		}
+		if (i == h->nchunks)
+			break;
+		krc_meta_table_free(h);
+	}
+	if (order < 0)
+		return -ENOMEM;
+
+	npages = h->nchunks << h->order;
+	pages = kvmalloc_array(npages, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	for (i = 0; i < h->nchunks; i++)
+		for (k = 0; k < (1U << h->order); k++)
+			pages[(i << h->order) + k] = h->chunks[i] + k;
+	h->table = vmap(pages, npages, VM_MAP, PAGE_KERNEL);
+	kvfree(pages);
+	if (!h->table)
+		return -ENOMEM;
+
+	if (sg_alloc_table(&h->sgt, h->nchunks, GFP_KERNEL))
+		return -ENOMEM;
+	for_each_sg(h->sgt.sgl, sg, h->nchunks, i)
+		sg_set_page(sg, h->chunks[i], PAGE_SIZE << h->order, 0);
+	if (ib_dma_map_sg(ibdev, h->sgt.sgl, h->nchunks, DMA_BIDIRECTIONAL) !=
+	    h->nchunks)
+		return -ENOMEM;
+	h->sg_mapped = true;
+	h->mr = krc_node_reg_mr(h->sgt.sgl, h->nchunks, PAGE_SIZE << h->order,
+				IB_ACCESS_REMOTE_READ);
+	if (IS_ERR(h->mr)) {
+		int ret = PTR_ERR(h->mr);
+
+		h->mr = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+/* Table writes: serialised here, each slot under its seqlock. */
+int krc_meta_host_register(const struct krcore_card *card, u32 *slot)
+{
+	struct krc_meta_host *h = krc_node.meta_host;
+	struct krcore_card old;
+	u32 first, count;
+	bool fresh;
+	int ret;
+
+	if (!h)
+		return -ENODEV;
+	mutex_lock(&h->lock);
+	/* New entry or update in place? (for the count of cards) */
+	krc_mt_window(&h->geom, card->gid, &first, &count);
+	for (;;) {
+		ret = krc_mt_scan((u8 *)h->table + krc_mt_slot_offset(first),
+				  first, count, &h->geom, card->gid, &old, NULL);
+		if (ret != -EINPROGRESS)
+			break;
+		first += count;
+		count = min_t(u32, KRC_MT_WINDOW, h->geom.nphys - first);
+	}
+	fresh = ret == -ENOENT;
+	ret = krc_mt_insert(h->table, &h->geom, card, slot);
+	if (!ret && fresh)
+		h->used++;
+	mutex_unlock(&h->lock);
+	if (!ret)
+		krc_event(KRC_EV_META_REGISTERED);
+	return ret;
+}
+
+int krc_meta_host_deregister(const struct krcore_card *card)
+{
+	struct krc_meta_host *h = krc_node.meta_host;
+	int ret;
+
+	if (!h)
+		return -ENODEV;
+	mutex_lock(&h->lock);
+	ret = krc_mt_remove(h->table, &h->geom, card->gid, card->incarnation);
+	if (!ret)
+		h->used--;
+	mutex_unlock(&h->lock);
+	if (!ret)
+		krc_event(KRC_EV_META_DEREGISTERED);
+	return ret;
+}
+
+/* Where a member on this very node READs the table (loopback). */
+int krc_meta_host_where(struct krc_mt_geom *geom, u64 *addr, u32 *rkey)
+{
+	struct krc_meta_host *h = krc_node.meta_host;
+
+	if (!h)
+		return -ENODEV;
+	*geom = h->geom;
+	*addr = h->mr->iova;
+	*rkey = h->mr->rkey;
+	return 0;
+}
+
+void krc_meta_host_info(struct krcore_node_info *info)
+{
+	struct krc_meta_host *h = krc_node.meta_host;
+
+	if (!h)
+		return;
+	info->flags |= KRCORE_NODE_F_META_HOST;
+	mutex_lock(&h->lock);
+	info->meta_used = h->used;
+	mutex_unlock(&h->lock);
+}
+
+/* Members: one RC connection each. */
+
+static void krc_member_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct krc_msgbuf *b = container_of(wc->wr_cqe, struct krc_msgbuf, cqe);
+	struct krc_meta_member *m = b->ctx;
+
+	spin_lock(&m->lock);
+	list_add(&b->node, &m->tx_free);
+	spin_unlock(&m->lock);
+}
+
+static void krc_member_reply(struct krc_meta_member *m, u64 req_id,
+			     int status, u32 slot)
+{
+	struct krc_msg rep = {
+		.type = KRC_MSG_META_REPLY,
+		.req_id = req_id,
+		.card = krc_node.card,
+		.status = status,
+		.slot = slot,
+	};
+	struct krc_msgbuf *b;
+	int ret = -ENOBUFS;
+
+	spin_lock(&m->lock);
+	b = list_first_entry_or_null(&m->tx_free, struct krc_msgbuf, node);
+	if (b && !m->dead) {
+		list_del(&b->node);
+		ret = krc_msgbuf_send(m->id->qp, b, &rep);
+		if (ret)
+			list_add(&b->node, &m->tx_free);
+	}
+	spin_unlock(&m->lock);
+	if (ret)
+		pr_warn_ratelimited("krcore: meta: cannot reply to node %u: %d\n",
+				    m->node_id, ret);
+}
+
+static void krc_member_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct krc_msgbuf *b = container_of(wc->wr_cqe, struct krc_msgbuf, cqe);
+	struct krc_meta_member *m = b->ctx;
+	struct krc_msg msg;
+	u32 slot = 0;
+	int ret;
+
+	if (wc->status != IB_WC_SUCCESS)
+		return;
+	krc_msgbuf_sync(m->id->qp, b);
+	ret = krc_msg_decode(b->buf, wc->byte_len, &msg);
+	if (ret) {
+		krc_event(KRC_EV_CTRL_RX_BAD);
+	} else if (msg.type == KRC_MSG_META_REGISTER) {
+		ret = krc_meta_host_register(&msg.card, &slot);
+		krc_member_reply(m, msg.req_id, -ret, slot);
+	} else if (msg.type == KRC_MSG_META_DEREGISTER) {
+		ret = krc_meta_host_deregister(&msg.card);
+		krc_member_reply(m, msg.req_id, -ret, 0);
+	} else {
+		krc_event(KRC_EV_CTRL_RX_BAD);
+	}
+	spin_lock(&m->lock);
+	if (!m->dead && krc_msgbuf_post_recv(m->id->qp, b))
+		pr_warn_ratelimited("krcore: meta: cannot re-post a receive\n");
+	spin_unlock(&m->lock);
+}
+
+/* Free a member's QP, CQ and buffers, and the member (not its cm_id). */
+static void krc_member_free(struct krc_meta_member *m)
+{
+	struct ib_device *ibdev = krc_node.dev->ibdev;
+	int i;
+
+	spin_lock(&m->lock);
+	m->dead = true;
+	spin_unlock(&m->lock);
+	if (m->id->qp) {
+		rdma_destroy_qp(m->id);
+		krc_obj_destroyed(KRC_OBJ_QP);
+	}
+	if (m->cq) {
+		ib_free_cq(m->cq);
+		krc_obj_destroyed(KRC_OBJ_CQ);
+	}
+	for (i = 0; i < KRC_META_RX; i++)
+		krc_msgbuf_free(ibdev, &m->rx[i]);
+	for (i = 0; i < KRC_META_TX; i++)
+		krc_msgbuf_free(ibdev, &m->tx[i]);
+	kfree(m);
+	krc_obj_destroyed(KRC_OBJ_META_MEMBER);
+}
+
+static int krc_member_accept(struct krc_meta_host *h, struct rdma_cm_id *id,
+			     struct rdma_cm_event *ev)
+{
+	struct ib_device *ibdev = krc_node.dev->ibdev;
+	struct ib_qp_init_attr init = {};
+	struct rdma_conn_param param = {};
+	u8 desc[KRC_MT_DESC_SIZE];
+	struct krc_meta_hello hello;
+	struct krc_meta_member *m;
+	int i, ret;
+
+	ret = krc_meta_hello_decode(ev->param.conn.private_data,
+				    ev->param.conn.private_data_len, &hello);
+	if (ret || id->device != ibdev) {
+		krc_event(KRC_EV_CTRL_RX_BAD);
+		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		return ret ? ret : -EINVAL;
+	}
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	krc_obj_created(KRC_OBJ_META_MEMBER);
+	m->host = h;
+	m->id = id;
+	m->node_id = hello.node_id;
+	spin_lock_init(&m->lock);
+	INIT_LIST_HEAD(&m->tx_free);
+	id->context = m;
+
+	m->cq = ib_alloc_cq(ibdev, m, KRC_META_RX + KRC_META_TX + 1, 0,
+			    IB_POLL_WORKQUEUE);
+	if (IS_ERR(m->cq)) {
+		ret = PTR_ERR(m->cq);
+		m->cq = NULL;
+		goto err;
+	}
+	krc_obj_created(KRC_OBJ_CQ);
+	init.send_cq = m->cq;
+	init.recv_cq = m->cq;
+	init.qp_type = IB_QPT_RC;
+	init.sq_sig_type = IB_SIGNAL_ALL_WR;
+	init.cap.max_send_wr = KRC_META_TX;
+	init.cap.max_recv_wr = KRC_META_RX;
+	init.cap.max_send_sge = 1;
+	init.cap.max_recv_sge = 1;
+	ret = rdma_create_qp(id, krc_node.dev->pd, &init);
+	if (ret)
+		goto err;
+	krc_obj_created(KRC_OBJ_QP);
+	for (i = 0; i < KRC_META_RX; i++) {
+		ret = krc_msgbuf_alloc(ibdev, &m->rx[i], KRC_MSG_SIZE,
+				       DMA_FROM_DEVICE, krc_member_rx_done, m);
+		if (!ret)
+			ret = krc_msgbuf_post_recv(id->qp, &m->rx[i]);
+		if (ret)
+			goto err;
+	}
+	for (i = 0; i < KRC_META_TX; i++) {
+		ret = krc_msgbuf_alloc(ibdev, &m->tx[i], KRC_MSG_SIZE,
+				       DMA_TO_DEVICE, krc_member_tx_done, m);
+		if (ret)
+			goto err;
+		list_add(&m->tx[i].node, &m->tx_free);
+	}
+
+	krc_mt_desc_encode(&h->desc, desc);
+	param.private_data = desc;
+	param.private_data_len = sizeof(desc);
+	param.responder_resources = min_t(int, 16, ibdev->attrs.max_qp_rd_atom);
+	param.initiator_depth = 0;
+	param.rnr_retry_count = 7;
+	ret = rdma_accept(id, &param);
+	if (ret)
+		goto err;
+	spin_lock(&h->members_lock);
+	list_add(&m->node, &h->members);
+	spin_unlock(&h->members_lock);
+	return 0;
+err:
+	pr_warn("krcore: meta: cannot accept node %u: %d\n", hello.node_id, ret);
+	id->context = h;
+	krc_member_free(m);
+	return ret;
+}
+
+/* True if @m was still on the list: then the caller owns its teardown. */
+static bool krc_member_unlink(struct krc_meta_host *h,
+			      struct krc_meta_member *m)
+{
+	bool owned = false;
+
+	spin_lock(&h->members_lock);
+	if (!list_empty(&m->node)) {
+		list_del_init(&m->node);
+		owned = true;
+	}
+	spin_unlock(&h->members_lock);
+	return owned;
+}
+
+static int krc_meta_host_cm(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct krc_meta_host *h = krc_node.meta_host;
+	struct krc_meta_member *m;
+
+	if (!h)
+		return 0;
+	if (id == h->listen) {
+		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+			pr_warn("krcore: meta: device removed under the listener\n");
+		return 0;
+	}
+	switch (ev->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		/* Non-zero: rdma_cm destroys the new id. */
+		return krc_member_accept(h, id, ev) ? 1 : 0;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		m = id->context;
+		krc_event(KRC_EV_META_MEMBERS_ACCEPTED);
+		pr_info("krcore: meta: node %u connected\n", m->node_id);
+		return 0;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		m = id->context;
+		if (m == (void *)h || !krc_member_unlink(h, m))
+			return 0;	/* stop owns it */
+		if (ev->event == RDMA_CM_EVENT_DISCONNECTED)
+			rdma_disconnect(id);
+		krc_member_free(m);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int krc_meta_host_start(struct krc_node *node)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_ANY),
+		.sin_port = htons(krc_param_meta_port),
+	};
+	struct krc_meta_host *h;
+	size_t bytes;
+	int ret;
+
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	mutex_init(&h->lock);
+	spin_lock_init(&h->members_lock);
+	INIT_LIST_HEAD(&h->members);
+	krc_mt_geom_init(&h->geom, krc_param_meta_slots, get_random_u64(),
+			 krc_incarnation);
+	node->meta_host = h;
+	bytes = krc_mt_bytes(&h->geom);
+	ret = krc_meta_table_alloc(h, bytes);
+	if (ret) {
+		pr_err("krcore: meta: cannot allocate a %zu-byte table: %d\n",
+		       bytes, ret);
+		goto err;
+	}
+	ret = krc_mt_format(h->table, &h->geom);
+	if (ret)
+		goto err;
+	h->desc.addr = h->mr->iova;
+	h->desc.rkey = h->mr->rkey;
+	h->desc.nslots = h->geom.nslots;
+	h->desc.nphys = h->geom.nphys;
+	h->desc.seed = h->geom.seed;
+	h->desc.incarnation = h->geom.incarnation;
+
+	h->listen = rdma_create_id(&init_net, krc_meta_host_cm, h, RDMA_PS_TCP,
+				   IB_QPT_RC);
+	if (IS_ERR(h->listen)) {
+		ret = PTR_ERR(h->listen);
+		h->listen = NULL;
+		goto err;
+	}
+	ret = rdma_bind_addr(h->listen, (struct sockaddr *)&sin);
+	if (!ret)
+		ret = rdma_listen(h->listen, 128);
+	if (ret) {
+		pr_err("krcore: meta: cannot listen on port %u: %d\n",
+		       krc_param_meta_port, ret);
+		goto err;
+	}
+	pr_info("krcore: meta: hosting a table of %u slots (%zu KiB in %u chunks), port %u\n",
+		h->geom.nslots, bytes >> 10, h->nchunks, krc_param_meta_port);
+	return 0;
+err:
+	krc_meta_host_stop(node);
+	return ret;
+}
+
+void krc_meta_host_stop(struct krc_node *node)
+{
+	struct krc_meta_host *h = node->meta_host;
+	struct krc_meta_member *m;
+	struct rdma_cm_id *id;
+
+	if (!h)
+		return;
+	if (h->listen)
+		rdma_destroy_id(h->listen);
+	for (;;) {
+		spin_lock(&h->members_lock);
+		m = list_first_entry_or_null(&h->members,
+					     struct krc_meta_member, node);
+		if (m)
+			list_del_init(&m->node);
+		spin_unlock(&h->members_lock);
+		if (!m)
+			break;
+		id = m->id;
+		rdma_disconnect(id);
+		krc_member_free(m);
+		/* Waits for a handler still running on the id. */
+		rdma_destroy_id(id);
+	}
+	node->meta_host = NULL;
+	krc_meta_table_free(h);
+	kfree(h);
+}

@@ -1,0 +1,712 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * peer.c - the nodes this node knows: their cached cards and the pool of
+ * RC connections to each of them, shared by every VQ of this node.
+ *
+ * qconnect takes the cheapest way that works:
+ *   1. a pooled connection to the peer exists: share it (no network);
+ *   2. else, with the peer's card cached: one handshake round trip;
+ *   3. else: one RDMA READ of the MetaServer's table, then a handshake.
+ * Connects to one peer are serialised, so a crowd of processes
+ * connecting to a new node makes one handshake, not one each. After the
+ * first connection, the pool grows to pool_size in the background.
+ */
+#include <linux/etherdevice.h>
+#include <linux/hashtable.h>
+#include <linux/jhash.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+
+#include "krcore.h"
+#include "card.h"
+
+#define KRC_PEER_HASH_BITS	10
+
+static DEFINE_HASHTABLE(krc_peers, KRC_PEER_HASH_BITS);
+static DEFINE_SPINLOCK(krc_peers_lock);
+static u32 krc_npeers;
+
+static u32 krc_gid_hash(const u8 gid[16])
+{
+	return jhash(gid, 16, 0);
+}
+
+static void krc_ah_release(struct kref *ref)
+{
+	struct krc_ah *ah = container_of(ref, struct krc_ah, ref);
+
+	rdma_destroy_ah(ah->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	kfree(ah);
+	krc_obj_destroyed(KRC_OBJ_AH);
+}
+
+/* Process context: destroying an AH may sleep. */
+void krc_ah_put(struct krc_ah *ah)
+{
+	if (ah)
+		kref_put(&ah->ref, krc_ah_release);
+}
+
+static struct krc_ah *krc_ah_create(const struct krcore_card *card)
+{
+	struct krc_node *node = &krc_node;
+	struct rdma_ah_attr attr = {};
+	union ib_gid dgid;
+	struct krc_ah *ah;
+	int sgid_index;
+
+	mutex_lock(&node->dev->lock);
+	sgid_index = node->port->gid_index;
+	mutex_unlock(&node->dev->lock);
+	if (sgid_index < 0)
+		return ERR_PTR(-ENODEV);
+
+	ah = kzalloc(sizeof(*ah), GFP_KERNEL);
+	if (!ah)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&ah->ref);
+	memcpy(ah->mac, card->mac, ETH_ALEN);
+	memcpy(dgid.raw, card->gid, sizeof(dgid.raw));
+	attr.type = rdma_ah_find_type(node->dev->ibdev, node->port->port_num);
+	rdma_ah_set_port_num(&attr, node->port->port_num);
+	rdma_ah_set_grh(&attr, &dgid, 0, sgid_index, 64, 0);
+	/* Kernel callers on RoCE give the destination MAC themselves. */
+	memcpy(attr.roce.dmac, card->mac, ETH_ALEN);
+	ah->ah = rdma_create_ah(node->dev->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah->ah)) {
+		int ret = PTR_ERR(ah->ah);
+
+		kfree(ah);
+		return ERR_PTR(ret);
+	}
+	krc_obj_created(KRC_OBJ_AH);
+	return ah;
+}
+
+struct krc_ah *krc_peer_ah_get(struct krc_peer *peer, u32 *qpn, u32 *qkey)
+{
+	struct krcore_card card;
+	struct krc_ah *ah, *old;
+	bool valid;
+
+	spin_lock(&peer->lock);
+	valid = peer->card_valid;
+	card = peer->card;
+	ah = peer->ah;
+	if (ah)
+		kref_get(&ah->ref);
+	spin_unlock(&peer->lock);
+	if (!valid) {
+		krc_ah_put(ah);
+		return ERR_PTR(-ENXIO);
+	}
+	*qpn = card.ud_qpn;
+	*qkey = card.ud_qkey;
+	if (ah && ether_addr_equal(ah->mac, card.mac))
+		return ah;
+	krc_ah_put(ah);
+
+	ah = krc_ah_create(&card);
+	if (IS_ERR(ah))
+		return ah;
+	kref_get(&ah->ref);
+	spin_lock(&peer->lock);
+	old = peer->ah;
+	peer->ah = ah;
+	spin_unlock(&peer->lock);
+	krc_ah_put(old);
+	return ah;
+}
+
+static void krc_peer_free_work(struct work_struct *work);
+
+static void krc_peer_release(struct kref *ref)
+{
+	struct krc_peer *peer = container_of(ref, struct krc_peer, ref);
+
+	/* Any context: the AH is destroyed in process context. */
+	INIT_WORK(&peer->grow_work, krc_peer_free_work);
+	queue_work(krc_wq, &peer->grow_work);
+}
+
+static void krc_peer_free_work(struct work_struct *work)
+{
+	struct krc_peer *peer = container_of(work, struct krc_peer, grow_work);
+
+	WARN_ON(!list_empty(&peer->conns));
+	krc_ah_put(peer->ah);
+	kfree(peer);
+	krc_obj_destroyed(KRC_OBJ_PEER);
+}
+
+void krc_peer_put(struct krc_peer *peer)
+{
+	if (peer)
+		kref_put(&peer->ref, krc_peer_release);
+}
+
+static void krc_peer_grow_work(struct work_struct *work);
+static void krc_peer_verify_work(struct work_struct *work);
+
+/* The peer of @gid, with a reference; created (without card) if asked. */
+struct krc_peer *krc_peer_get(const u8 gid[16], bool create)
+{
+	u32 h = krc_gid_hash(gid);
+	struct krc_peer *peer, *fresh = NULL;
+
+	for (;;) {
+		spin_lock(&krc_peers_lock);
+		hash_for_each_possible(krc_peers, peer, hnode, h) {
+			if (!memcmp(peer->gid, gid, 16)) {
+				kref_get(&peer->ref);
+				spin_unlock(&krc_peers_lock);
+				if (fresh)
+					krc_obj_destroyed(KRC_OBJ_PEER);
+				kfree(fresh);
+				return peer;
+			}
+		}
+		if (fresh) {
+			kref_get(&fresh->ref);	/* the table's */
+			hash_add(krc_peers, &fresh->hnode, h);
+			krc_npeers++;
+			spin_unlock(&krc_peers_lock);
+			return fresh;
+		}
+		spin_unlock(&krc_peers_lock);
+		if (!create)
+			return NULL;
+
+		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+		if (!fresh)
+			return ERR_PTR(-ENOMEM);
+		krc_obj_created(KRC_OBJ_PEER);
+		kref_init(&fresh->ref);
+		memcpy(fresh->gid, gid, 16);
+		fresh->local = !memcmp(gid, krc_node.card.gid, 16);
+		mutex_init(&fresh->connect_lock);
+		spin_lock_init(&fresh->lock);
+		INIT_LIST_HEAD(&fresh->conns);
+		INIT_WORK(&fresh->grow_work, krc_peer_grow_work);
+		INIT_WORK(&fresh->verify_work, krc_peer_verify_work);
+	}
+}
+
+/*
+ * Drop @peer from the table if it has neither card nor connection: a
+ * failed lookup must not leave an entry behind (user space could fill
+ * kernel memory with lookups of made-up addresses). Consumes the caller's
+ * reference.
+ */
+static void krc_peer_put_unless_known(struct krc_peer *peer)
+{
+	bool drop = false;
+
+	spin_lock(&krc_peers_lock);
+	spin_lock(&peer->lock);
+	if (!peer->card_valid && !peer->nconns && !peer->local &&
+	    hash_hashed(&peer->hnode)) {
+		hash_del(&peer->hnode);
+		krc_npeers--;
+		peer->dead = true;
+		drop = true;
+	}
+	spin_unlock(&peer->lock);
+	spin_unlock(&krc_peers_lock);
+	if (drop)
+		krc_peer_put(peer);	/* the table's */
+	krc_peer_put(peer);
+}
+
+/* Take every connection whose peer incarnation is @incarnation (0: all)
+ * off the pool and kill it. Process context.
+ */
+void krc_peer_forget_incarnation(struct krc_peer *peer, u64 incarnation)
+{
+	struct krc_conn *conn, *tmp;
+	LIST_HEAD(dead);
+
+	spin_lock(&peer->lock);
+	list_for_each_entry_safe(conn, tmp, &peer->conns, node) {
+		if (incarnation && conn->remote_incarnation != incarnation)
+			continue;
+		list_move(&conn->node, &dead);
+		peer->nconns--;
+	}
+	if (peer->card_valid && (!incarnation ||
+				 peer->card.incarnation == incarnation))
+		peer->card_valid = false;
+	spin_unlock(&peer->lock);
+
+	list_for_each_entry_safe(conn, tmp, &dead, node) {
+		list_del_init(&conn->node);
+		krc_conn_set_error(conn);
+		krc_conn_kill(conn);
+		krc_conn_put(conn);	/* the pool's reference */
+		krc_event(KRC_EV_CONNS_DROPPED);
+	}
+}
+
+/*
+ * Cache @card for @peer. A new incarnation means the peer's module was
+ * reloaded: every connection to the old one is dead.
+ */
+void krc_peer_set_card(struct krc_peer *peer, const struct krcore_card *card)
+{
+	u64 old = 0;
+
+	spin_lock(&peer->lock);
+	if (peer->card_valid && peer->card.incarnation != card->incarnation)
+		old = peer->card.incarnation;
+	peer->card = *card;
+	peer->card_valid = true;
+	spin_unlock(&peer->lock);
+	if (old) {
+		krc_event(KRC_EV_PEER_REINCARNATED);
+		krc_peer_forget_incarnation(peer, old);
+		spin_lock(&peer->lock);
+		peer->card = *card;
+		peer->card_valid = true;
+		spin_unlock(&peer->lock);
+	}
+}
+
+/*
+ * Put @conn into @peer's pool; the pool owns the caller's reference.
+ * The connection keeps a reference on its peer until it is freed.
+ * -ENODEV if the peer left the table meanwhile (node stop): the caller
+ * keeps its reference and kills the connection.
+ */
+int krc_peer_attach(struct krc_peer *peer, struct krc_conn *conn)
+{
+	spin_lock(&peer->lock);
+	if (peer->dead) {
+		spin_unlock(&peer->lock);
+		return -ENODEV;
+	}
+	kref_get(&peer->ref);
+	conn->peer = peer;
+	list_add_tail(&conn->node, &peer->conns);
+	peer->nconns++;
+	spin_unlock(&peer->lock);
+	return 0;
+}
+
+/*
+ * Take @conn off its peer's pool. True if it was there: the caller then
+ * owns the pool's reference.
+ */
+bool krc_peer_detach(struct krc_conn *conn)
+{
+	struct krc_peer *peer = conn->peer;
+	bool was = false;
+
+	if (!peer)
+		return false;
+	spin_lock(&peer->lock);
+	if (!list_empty(&conn->node)) {
+		list_del_init(&conn->node);
+		peer->nconns--;
+		was = true;
+	}
+	spin_unlock(&peer->lock);
+	return was;
+}
+
+/*
+ * A connection of @peer failed: if the peer reloaded (its card in the
+ * MetaServer has a new incarnation) every connection to the old one is
+ * dead, so drop them all now rather than one failed request at a time.
+ */
+static void krc_peer_verify_work(struct work_struct *work)
+{
+	struct krc_peer *peer = container_of(work, struct krc_peer, verify_work);
+	struct krcore_card card;
+	u32 reads = 0;
+	int ret;
+
+	if (READ_ONCE(krc_node.up) && !peer->dead && !peer->local) {
+		ret = krc_meta_lookup(peer->gid, &card, &reads);
+		if (!ret)
+			krc_peer_set_card(peer, &card);
+		else if (ret == -ENXIO)	/* deregistered: it is gone */
+			krc_peer_forget_incarnation(peer, 0);
+		krc_event(KRC_EV_PEER_VERIFIED);
+	}
+	krc_peer_put(peer);
+}
+
+void krc_peer_suspect(struct krc_peer *peer)
+{
+	kref_get(&peer->ref);
+	if (!queue_work(krc_wq, &peer->verify_work))
+		krc_peer_put(peer);
+}
+
+/* The ready connection of @peer with the fewest VQs, with a reference. */
+struct krc_conn *krc_peer_pick(struct krc_peer *peer)
+{
+	struct krc_conn *conn, *best = NULL;
+
+	spin_lock(&peer->lock);
+	list_for_each_entry(conn, &peer->conns, node) {
+		if (!krc_conn_usable(conn))
+			continue;
+		if (!best || atomic_read(&conn->nvqs) < atomic_read(&best->nvqs))
+			best = conn;
+	}
+	if (best)
+		kref_get(&best->ref);
+	spin_unlock(&peer->lock);
+	return best;
+}
+
+/*
+ * The connection of @peer whose local QP is @qpn (0: any) and whose remote
+ * QP is @remote_qpn in incarnation @remote_incarnation, with a reference.
+ */
+struct krc_conn *krc_peer_find_conn(struct krc_peer *peer, u32 qpn,
+				    u32 remote_qpn, u64 remote_incarnation)
+{
+	struct krc_conn *conn, *found = NULL;
+
+	spin_lock(&peer->lock);
+	list_for_each_entry(conn, &peer->conns, node) {
+		if ((!qpn || conn->qpn == qpn) &&
+		    conn->remote_qpn == remote_qpn &&
+		    conn->remote_incarnation == remote_incarnation) {
+			found = conn;
+			kref_get(&found->ref);
+			break;
+		}
+	}
+	spin_unlock(&peer->lock);
+	return found;
+}
+
+static u32 krc_peer_pool_count(struct krc_peer *peer)
+{
+	struct krc_conn *conn;
+	u32 n = 0;
+
+	spin_lock(&peer->lock);
+	list_for_each_entry(conn, &peer->conns, node)
+		if (conn->state != KRC_CONN_ERROR)
+			n++;
+	spin_unlock(&peer->lock);
+	return n;
+}
+
+/* Grow the pool of a peer to pool_size, in the background. */
+static void krc_peer_grow_work(struct work_struct *work)
+{
+	struct krc_peer *peer = container_of(work, struct krc_peer, grow_work);
+	struct krc_conn *conn;
+	u32 attempts;
+	int ret;
+
+	while (READ_ONCE(krc_node.up) && !peer->dead &&
+	       krc_peer_pool_count(peer) < krc_param_pool_size) {
+		mutex_lock(&peer->connect_lock);
+		ret = krc_hs_connect(peer, jiffies +
+				     msecs_to_jiffies(krc_param_connect_timeout_ms),
+				     0, &attempts, &conn);
+		mutex_unlock(&peer->connect_lock);
+		if (ret)
+			break;
+		krc_conn_put(conn);
+		krc_event(KRC_EV_POOL_GROWN);
+	}
+	krc_peer_put(peer);
+}
+
+static void krc_peer_grow(struct krc_peer *peer)
+{
+	if (peer->local)
+		return;
+	kref_get(&peer->ref);
+	if (!queue_work(krc_wq, &peer->grow_work))
+		krc_peer_put(peer);
+}
+
+/* Cache @card and fill the pool of its node in the background. */
+void krc_peer_prewarm(const struct krcore_card *card)
+{
+	struct krc_peer *peer = krc_peer_get(card->gid, true);
+
+	if (IS_ERR(peer))
+		return;
+	krc_peer_set_card(peer, card);
+	krc_peer_grow(peer);
+	krc_peer_put(peer);
+}
+
+/* Read the peer's card from the MetaServer; caches it. */
+static int krc_peer_refresh(struct krc_peer *peer, u32 *reads)
+{
+	struct krcore_card card;
+	u32 n = 0;
+	int ret;
+
+	ret = krc_meta_lookup(peer->gid, &card, &n);
+	*reads += n;
+	if (ret)
+		return ret;
+	krc_peer_set_card(peer, &card);
+	return 0;
+}
+
+static void krc_peer_card_copy(struct krc_peer *peer, struct krcore_card *card)
+{
+	spin_lock(&peer->lock);
+	*card = peer->card;
+	spin_unlock(&peer->lock);
+}
+
+int krc_peer_connect(const u8 gid[16], unsigned long timeout_ms,
+		     struct krcore_qconnect *qc, struct krc_peer **peerp,
+		     struct krc_conn **connp)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
+	u64 start = ktime_get_ns();
+	struct krc_conn *conn = NULL;
+	struct krc_peer *peer;
+	u64 old_incarnation;
+	bool cached;
+	int ret = 0;
+
+	if (!READ_ONCE(krc_node.up))
+		return -ENODEV;
+	if (krc_gid_is_zero(gid))
+		return -EINVAL;
+	peer = krc_peer_get(gid, true);
+	if (IS_ERR(peer))
+		return PTR_ERR(peer);
+	if (peer->local)
+		qc->path |= KRCORE_PATH_LOCAL;
+
+	/* 1. A pooled connection: no network at all. */
+	conn = krc_peer_pick(peer);
+	if (conn) {
+		qc->path |= KRCORE_PATH_POOLED | KRCORE_PATH_CACHED;
+		goto done;
+	}
+
+	ret = mutex_lock_interruptible(&peer->connect_lock);
+	if (ret)
+		goto fail;
+	conn = krc_peer_pick(peer);	/* made while we waited? */
+	if (conn) {
+		qc->path |= KRCORE_PATH_POOLED | KRCORE_PATH_CACHED;
+		goto unlock;
+	}
+	if (peer->local) {
+		ret = -ENOTCONN;
+		goto unlock;
+	}
+
+	/* 2./3. The card, cached or READ from the MetaServer. */
+	cached = READ_ONCE(peer->card_valid);
+	if (cached) {
+		qc->path |= KRCORE_PATH_CACHED;
+	} else {
+		ret = krc_peer_refresh(peer, &qc->reads);
+		if (ret)
+			goto unlock;
+		qc->path |= KRCORE_PATH_LOOKUP;
+	}
+	old_incarnation = peer->card.incarnation;
+
+	/*
+	 * A cached card may be stale (the peer reloaded: new QPNs, new
+	 * incarnation). If its first attempt goes unanswered or is refused
+	 * as stale, READ the card again before trying further.
+	 */
+	ret = krc_hs_connect(peer, deadline, cached ? 1 : 0, &qc->attempts,
+			     &conn);
+	if (cached && (ret == -ETIMEDOUT || ret == -ESTALE)) {
+		int r = krc_peer_refresh(peer, &qc->reads);
+
+		if (!r) {
+			qc->path |= KRCORE_PATH_LOOKUP;
+			if (peer->card.incarnation != old_incarnation)
+				qc->path |= KRCORE_PATH_REFRESHED;
+		}
+		if (!r || r == -EHOSTUNREACH)
+			ret = krc_hs_connect(peer, deadline, 0, &qc->attempts,
+					     &conn);
+		else
+			ret = r;
+	}
+	if (!ret) {
+		qc->path |= KRCORE_PATH_HANDSHAKE;
+		atomic64_inc(&peer->handshakes);
+		krc_peer_grow(peer);
+	}
+unlock:
+	mutex_unlock(&peer->connect_lock);
+	if (ret)
+		goto fail;
+done:
+	krc_peer_card_copy(peer, &qc->card);
+	qc->conn_id = conn->id;
+	qc->qpn = conn->qpn;
+	qc->elapsed_ns = ktime_get_ns() - start;
+	atomic64_inc(&peer->qconnects);
+	*peerp = peer;
+	*connp = conn;
+	return 0;
+fail:
+	qc->elapsed_ns = ktime_get_ns() - start;
+	krc_peer_put_unless_known(peer);
+	return ret;
+}
+
+int krc_peer_lookup(const u8 gid[16], u32 flags, struct krcore_lookup *lk)
+{
+	u64 start = ktime_get_ns();
+	struct krc_peer *peer;
+	int ret = 0;
+
+	if (!READ_ONCE(krc_node.up))
+		return -ENODEV;
+	peer = krc_peer_get(gid, true);
+	if (IS_ERR(peer))
+		return PTR_ERR(peer);
+	if (READ_ONCE(peer->card_valid) && !(flags & KRCORE_LOOKUP_F_NOCACHE)) {
+		lk->path = KRCORE_PATH_CACHED;
+	} else {
+		ret = krc_peer_refresh(peer, &lk->reads);
+		lk->path = KRCORE_PATH_LOOKUP;
+	}
+	lk->elapsed_ns = ktime_get_ns() - start;
+	if (ret) {
+		krc_peer_put_unless_known(peer);
+		return ret;
+	}
+	krc_peer_card_copy(peer, &lk->card);
+	krc_peer_put(peer);
+	return 0;
+}
+
+int krc_peer_info(u32 index, struct krcore_peer_info *info)
+{
+	struct krc_peer *peer, *found = NULL;
+	struct krc_conn *conn;
+	u32 i = 0, n = 0;
+	int bkt;
+
+	spin_lock(&krc_peers_lock);
+	hash_for_each(krc_peers, bkt, peer, hnode) {
+		if (i++ == index) {
+			found = peer;
+			kref_get(&found->ref);
+			break;
+		}
+	}
+	spin_unlock(&krc_peers_lock);
+	if (!found)
+		return -ENOENT;
+
+	memset(info, 0, sizeof(*info));
+	info->index = index;
+	spin_lock(&found->lock);
+	if (found->card_valid)
+		info->flags |= KRCORE_PEER_F_CARD;
+	if (found->local)
+		info->flags |= KRCORE_PEER_F_LOCAL;
+	info->card = found->card;
+	if (!found->card_valid)
+		memcpy(info->card.gid, found->gid, 16);
+	list_for_each_entry(conn, &found->conns, node) {
+		if (n < KRCORE_PEER_MAX_CONNS) {
+			struct krcore_conn_info *ci = &info->conns[n];
+
+			ci->id = conn->id;
+			ci->state = conn->state;
+			ci->qpn = conn->qpn;
+			ci->remote_qpn = conn->remote_qpn;
+			ci->vqs = atomic_read(&conn->nvqs);
+			ci->initiator = conn->initiator;
+		}
+		n++;
+	}
+	info->nconns = n;
+	spin_unlock(&found->lock);
+	info->qconnects = atomic64_read(&found->qconnects);
+	info->handshakes = atomic64_read(&found->handshakes);
+	krc_peer_put(found);
+	return 0;
+}
+
+void krc_peers_count(u32 *peers, u32 *conns)
+{
+	struct krc_peer *peer;
+	int bkt;
+
+	u32 n = 0;
+
+	spin_lock(&krc_peers_lock);
+	*peers = krc_npeers;
+	hash_for_each(krc_peers, bkt, peer, hnode)
+		n += READ_ONCE(peer->nconns);
+	*conns = n;
+	spin_unlock(&krc_peers_lock);
+}
+
+/* Every peer we know (with a card), for goodbyes; NULL-terminated array. */
+struct krc_peer **krc_peers_snapshot(void)
+{
+	struct krc_peer **arr, *peer;
+	u32 n = 0;
+	int bkt;
+
+	spin_lock(&krc_peers_lock);
+	arr = kcalloc(krc_npeers + 1, sizeof(*arr), GFP_ATOMIC);
+	if (arr) {
+		hash_for_each(krc_peers, bkt, peer, hnode) {
+			kref_get(&peer->ref);
+			arr[n++] = peer;
+		}
+	}
+	spin_unlock(&krc_peers_lock);
+	return arr;
+}
+
+/* Forget every peer and kill every pooled connection (node stop). */
+void krc_peers_drop_all(void)
+{
+	struct krc_peer *peer;
+	struct hlist_node *tmp;
+	int bkt;
+
+	for (;;) {
+		peer = NULL;
+		spin_lock(&krc_peers_lock);
+		hash_for_each_safe(krc_peers, bkt, tmp, peer, hnode) {
+			hash_del(&peer->hnode);
+			krc_npeers--;
+			spin_lock(&peer->lock);
+			peer->dead = true;
+			spin_unlock(&peer->lock);
+			break;
+		}
+		spin_unlock(&krc_peers_lock);
+		if (!peer)
+			break;
+		cancel_work_sync(&peer->grow_work);
+		cancel_work_sync(&peer->verify_work);
+		krc_peer_forget_incarnation(peer, 0);
+		krc_peer_put(peer);	/* the table's reference */
+	}
+}
+
+int krc_peer_init(void)
+{
+	return 0;
+}
+
+void krc_peer_exit(void)
+{
+	krc_peers_drop_all();
+}

@@ -1,0 +1,45 @@
+#!/bin/sh
+# nodes: 2
+# 1,000 qconnects from 20 processes to one node share the pooled
+# connections: the counters prove that no process got a QP of its own.
+. "$KRC_REPO/tests/cluster/lib.sh"
+META=$(node_ip 0)
+POOL=2
+SPARES=4
+
+if [ "$KRC_NODE" = 0 ]; then
+	check "MetaServer loads" "krc_load meta_host=1 pool_size=$POOL spare_qps=$SPARES"
+	barrier up
+	barrier storm_done
+	check "node0 accepted exactly the pool" \
+		'eq "$(counter hs_req_recv)" '$POOL' && eq "$(counter hs_rep_sent)" '$POOL
+else
+	barrier up
+	check "member loads" "krc_load meta_server=$META pool_size=$POOL spare_qps=$SPARES"
+	qp0=$(counter qp_created)
+	out=$("$KRC_TBIN/qconnect_storm" "$META" 20 50)
+	rc=$?
+	echo "$out"
+	check "1000 qconnects, none failed" '[ $rc = 0 ] && echo "$out" | grep -q "20 processes x 50 qconnects to $META: 0 failed"'
+	check "at most one qconnect paid a handshake" \
+		'eq "$(counter qconnect_handshake)" 1'
+	check "every other one was pooled" 'ge "$(counter qconnect_pooled)" 999'
+	check "one MetaServer READ in all" 'eq "$(counter meta_reads)" 1'
+	check "pool grew to pool_size in the background" \
+		'wait_for 10 "eq \"\$(counter hs_connected)\" '$POOL'"'
+	qp1=$(counter qp_created)
+	check "QPs created during 1000 qconnects: only spare refills ($((qp1 - qp0)) <= $POOL)" \
+		'[ $((qp1 - qp0)) -le '$POOL' ]'
+	krctl peers
+	check "$POOL ready connections to node0" \
+		'[ "$(peer_block "$META" | grep -c "conn .*: ready")" = '$POOL' ]'
+	out=$("$KRC_TBIN/qconnect_storm" "$META" 16 8 1)
+	echo "$out"
+	check "128 VQs held open at once all share the pool" \
+		'echo "$out" | grep -q "0 failed" && eq "$(counter hs_connected)" '$POOL
+	barrier storm_done
+fi
+barrier end
+check "module unloads" krc_unload
+check "kernel log clean" dmesg_clean
+finish

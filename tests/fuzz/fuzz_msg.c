@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * fuzz_msg.c - libFuzzer target for the decoders of common/proto.c and
+ * common/card.c: every decoder sees the input; what one accepts must
+ * re-encode to the same bytes (but the card's reserved bytes, which its
+ * decoder ignores) and decode again to the same values.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "card.h"
+#include "proto.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check(bool ok)
+{
+	if (!ok)
+		abort();
+}
+
+static bool is_decode_err(int rc)
+{
+	return rc == -EBADMSG || rc == -EPROTO || rc == -EINVAL;
+}
+
+static bool msg_equal(const struct krc_msg *a, const struct krc_msg *b)
+{
+	return a->type == b->type && a->status == b->status &&
+	       a->req_id == b->req_id &&
+	       !memcmp(&a->card, &b->card, sizeof(a->card)) &&
+	       a->dst_incarnation == b->dst_incarnation &&
+	       a->qpn == b->qpn && a->psn == b->psn &&
+	       a->peer_qpn == b->peer_qpn && a->probe_rkey == b->probe_rkey &&
+	       a->probe_addr == b->probe_addr &&
+	       a->probe_len == b->probe_len && a->slot == b->slot;
+}
+
+/* Card bytes krc_card_decode() ignores: reserved0 and reserved1. */
+static bool card_byte_ignored(size_t i)
+{
+	return (i >= 38 && i < 40) || (i >= 52 && i < 56);
+}
+
+static void same_card_bytes(const u8 *a, const u8 *b)
+{
+	size_t i;
+
+	for (i = 0; i < KRCORE_CARD_SIZE; i++)
+		check(card_byte_ignored(i) || a[i] == b[i]);
+}
+
+static void fuzz_msg(const uint8_t *data, size_t size)
+{
+	struct krc_msg m, m2, zero;
+	u8 out[KRC_MSG_SIZE];
+	int rc;
+
+	memset(&zero, 0, sizeof(zero));
+	rc = krc_msg_decode(data, size, &m);
+	if (rc) {
+		check(is_decode_err(rc) && msg_equal(&m, &zero));
+		return;
+	}
+	check(size >= KRC_MSG_SIZE);
+	check(strcmp(krc_msg_type_name(m.type), "?"));
+	krc_msg_encode(&m, out);
+	check(!memcmp(out, data, 16));
+	same_card_bytes(out + 16, data + 16);
+	check(!memcmp(out + 80, data + 80, KRC_MSG_SIZE - 80));
+	check(krc_msg_decode(out, sizeof(out), &m2) == 0);
+	check(msg_equal(&m, &m2));
+}
+
+static void fuzz_hello(const uint8_t *data, size_t size)
+{
+	struct krc_meta_hello h, h2;
+	u8 out[KRC_CM_HELLO_SIZE];
+	int rc;
+
+	rc = krc_meta_hello_decode(data, size, &h);
+	if (rc) {
+		check(is_decode_err(rc) && !h.node_id && !h.incarnation);
+		return;
+	}
+	check(size >= KRC_CM_HELLO_SIZE && h.node_id && h.incarnation);
+	krc_meta_hello_encode(&h, out);
+	check(!memcmp(out, data, sizeof(out)));
+	check(krc_meta_hello_decode(out, sizeof(out), &h2) == 0);
+	check(h.node_id == h2.node_id && h.incarnation == h2.incarnation);
+}
+
+static bool desc_equal(const struct krc_mt_desc *a, const struct krc_mt_desc *b)
+{
+	return a->addr == b->addr && a->rkey == b->rkey &&
+	       a->nslots == b->nslots && a->nphys == b->nphys &&
+	       a->seed == b->seed && a->incarnation == b->incarnation;
+}
+
+static void fuzz_desc(const uint8_t *data, size_t size)
+{
+	struct krc_mt_desc d, d2, zero;
+	u8 out[KRC_MT_DESC_SIZE];
+	int rc;
+
+	memset(&zero, 0, sizeof(zero));
+	rc = krc_mt_desc_decode(data, size, &d);
+	if (rc) {
+		check(is_decode_err(rc) && desc_equal(&d, &zero));
+		return;
+	}
+	check(size >= KRC_MT_DESC_SIZE);
+	/* the geometry a reader relies on */
+	check(d.nslots >= 64 && !(d.nslots & (d.nslots - 1)));
+	check(d.nphys > d.nslots && d.rkey && d.incarnation);
+	krc_mt_desc_encode(&d, out);
+	check(!memcmp(out, data, sizeof(out)));
+	check(krc_mt_desc_decode(out, sizeof(out), &d2) == 0);
+	check(desc_equal(&d, &d2));
+}
+
+static void fuzz_card(const uint8_t *data, size_t size)
+{
+	struct krcore_card c, c2;
+	u8 out[KRCORE_CARD_SIZE];
+	int rc;
+
+	if (size < KRCORE_CARD_SIZE)
+		return;
+	rc = krc_card_decode(data, &c);
+	if (rc) {
+		check(rc == -EPROTO || rc == -EINVAL);
+		return;
+	}
+	check(krc_card_check(&c) == 0);
+	krc_card_encode(&c, out);
+	same_card_bytes(out, data);
+	check(krc_card_decode(out, &c2) == 0);
+	check(!memcmp(&c, &c2, sizeof(c)));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fuzz_msg(data, size);
+	fuzz_hello(data, size);
+	fuzz_desc(data, size);
+	fuzz_card(data, size);
+	return 0;
+}

@@ -1,0 +1,782 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * test_proto.c - node-to-node messages and the MetaServer's rdma_cm
+ * private data (common/proto.c), no VM needed.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "card.h"
+#include "meta_table.h"
+#include "proto.h"
+
+static const u8 all_types[] = {
+	KRC_MSG_CONNECT_REQ, KRC_MSG_CONNECT_REP, KRC_MSG_CONNECT_NAK,
+	KRC_MSG_RTU, KRC_MSG_RTU_ACK, KRC_MSG_GOODBYE,
+	KRC_MSG_META_REGISTER, KRC_MSG_META_DEREGISTER, KRC_MSG_META_REPLY,
+};
+
+static struct krcore_card sample_card(void)
+{
+	struct krcore_card c;
+	const u8 ip[4] = { 10, 77, 0, 2 };
+
+	memset(&c, 0, sizeof(c));
+	krc_gid_from_ipv4(c.gid, ip);
+	memcpy(c.mac, "\x52\x54\x00\x4b\x52\x02", 6);
+	c.card_version = KRCORE_CARD_VERSION;
+	c.flags = KRCORE_CARD_F_ROCE_V2 | KRCORE_CARD_F_IPV4;
+	c.node_id = krc_gid_node_id(c.gid);
+	c.ud_qpn = 0x11;
+	c.ud_qkey = 0x4b524331;
+	c.port_num = 1;
+	c.active_mtu = 3;
+	c.incarnation = 0x0123456789abcdefULL;
+	return c;
+}
+
+/* A message of @type with the fields a real sender would fill. */
+static struct krc_msg sample_msg(u8 type)
+{
+	struct krc_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = type;
+	m.req_id = 0x1122334455667788ULL + type;
+	m.card = sample_card();
+	switch (type) {
+	case KRC_MSG_CONNECT_REQ:
+		m.dst_incarnation = 0x0badc0ffee0ddf00ULL;
+		m.qpn = 0x1a;
+		m.psn = 0xabcdef;
+		m.probe_rkey = 0x1234;
+		m.probe_addr = 0xffff888012345000ULL;
+		m.probe_len = 4096;
+		break;
+	case KRC_MSG_CONNECT_REP:
+		m.qpn = 0x2b;
+		m.psn = 0x000001;
+		m.peer_qpn = 0x1a;
+		m.probe_rkey = 0x5678;
+		m.probe_addr = 0xffff888076543000ULL;
+		m.probe_len = 4096;
+		break;
+	case KRC_MSG_CONNECT_NAK:
+		m.status = ENOSPC;
+		m.qpn = 0x1a;
+		break;
+	case KRC_MSG_RTU:
+		m.qpn = 0x1a;
+		m.peer_qpn = 0x2b;
+		break;
+	case KRC_MSG_RTU_ACK:
+		m.qpn = 0x2b;
+		m.peer_qpn = 0x1a;
+		break;
+	case KRC_MSG_META_REPLY:
+		m.status = 0;
+		m.slot = 1234;
+		break;
+	default:	/* GOODBYE, META_REGISTER, META_DEREGISTER: the card */
+		break;
+	}
+	return m;
+}
+
+static bool msg_equal(const struct krc_msg *a, const struct krc_msg *b)
+{
+	return a->type == b->type && a->status == b->status &&
+	       a->req_id == b->req_id &&
+	       !memcmp(&a->card, &b->card, sizeof(a->card)) &&
+	       a->dst_incarnation == b->dst_incarnation &&
+	       a->qpn == b->qpn && a->psn == b->psn &&
+	       a->peer_qpn == b->peer_qpn && a->probe_rkey == b->probe_rkey &&
+	       a->probe_addr == b->probe_addr &&
+	       a->probe_len == b->probe_len && a->slot == b->slot;
+}
+
+static bool msg_is_zero(const struct krc_msg *m)
+{
+	struct krc_msg z;
+
+	memset(&z, 0, sizeof(z));
+	return msg_equal(m, &z);
+}
+
+/* Encode @m and decode the result: the decoder's verdict. */
+static int reencode(const struct krc_msg *m)
+{
+	u8 buf[KRC_MSG_SIZE];
+	struct krc_msg d;
+	int rc;
+
+	krc_msg_encode(m, buf);
+	rc = krc_msg_decode(buf, sizeof(buf), &d);
+	if (rc)
+		assert_true(msg_is_zero(&d));
+	else
+		assert_true(msg_equal(m, &d));
+	return rc;
+}
+
+static void test_msg_layout(void **state)
+{
+	struct krc_msg m = sample_msg(KRC_MSG_CONNECT_REQ);
+	u8 buf[KRC_MSG_SIZE], card[KRCORE_CARD_SIZE];
+	int i;
+
+	(void)state;
+	memset(buf, 0xa5, sizeof(buf));
+	m.status = 0x0102;	/* not valid for a REQ, but encoded as is */
+	m.slot = 0x0a0b0c0d;
+	krc_msg_encode(&m, buf);
+	assert_memory_equal(buf, "KRC1", 4);
+	assert_int_equal(buf[4], KRC_MSG_VERSION);
+	assert_int_equal(buf[5], KRC_MSG_CONNECT_REQ);
+	assert_int_equal(buf[6], 0x02);
+	assert_int_equal(buf[7], 0x01);
+	/* req_id little-endian at 8 */
+	assert_memory_equal(buf + 8, "\x89\x77\x66\x55\x44\x33\x22\x11", 8);
+	krc_card_encode(&m.card, card);
+	assert_memory_equal(buf + 16, card, KRCORE_CARD_SIZE);
+	assert_memory_equal(buf + 80, "\x00\xdf\x0d\xee\xff\xc0\xad\x0b", 8);
+	assert_memory_equal(buf + 88, "\x1a\x00\x00\x00", 4);
+	assert_memory_equal(buf + 92, "\xef\xcd\xab\x00", 4);
+	assert_memory_equal(buf + 96, "\x00\x00\x00\x00", 4);
+	assert_memory_equal(buf + 100, "\x34\x12\x00\x00", 4);
+	assert_memory_equal(buf + 104, "\x00\x50\x34\x12\x80\x88\xff\xff", 8);
+	assert_memory_equal(buf + 112, "\x00\x10\x00\x00", 4);
+	assert_memory_equal(buf + 116, "\x0d\x0c\x0b\x0a", 4);
+	for (i = 120; i < KRC_MSG_SIZE; i++)
+		assert_int_equal(buf[i], 0);
+
+	m = sample_msg(KRC_MSG_RTU);
+	krc_msg_encode(&m, buf);
+	assert_int_equal(buf[5], KRC_MSG_RTU);
+	assert_memory_equal(buf + 96, "\x2b\x00\x00\x00", 4);
+	m = sample_msg(KRC_MSG_META_REPLY);
+	krc_msg_encode(&m, buf);
+	assert_int_equal(buf[5], 18);
+	assert_memory_equal(buf + 116, "\xd2\x04\x00\x00", 4);
+}
+
+static void test_msg_roundtrip(void **state)
+{
+	u8 buf[2 * KRC_MSG_SIZE];
+	struct krc_msg m, d;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(all_types); i++) {
+		m = sample_msg(all_types[i]);
+		memset(buf, 0xee, sizeof(buf));
+		krc_msg_encode(&m, buf);
+		/* the encoder writes exactly KRC_MSG_SIZE bytes */
+		assert_int_equal(buf[KRC_MSG_SIZE], 0xee);
+		assert_int_equal(krc_msg_decode(buf, KRC_MSG_SIZE, &d), 0);
+		assert_true(msg_equal(&m, &d));
+		/* a bigger receive buffer: the bytes past 128 are ignored */
+		assert_int_equal(krc_msg_decode(buf, sizeof(buf), &d), 0);
+		assert_true(msg_equal(&m, &d));
+	}
+}
+
+static void test_msg_type_name(void **state)
+{
+	static const char *const names[] = {
+		"?", "connect_req", "connect_rep", "connect_nak", "rtu",
+		"rtu_ack", "goodbye", "?", "?", "?", "?", "?", "?", "?", "?",
+		"?", "meta_register", "meta_deregister", "meta_reply", "?",
+	};
+	unsigned int t;
+
+	(void)state;
+	for (t = 0; t < ARRAY_SIZE(names); t++)
+		assert_string_equal(krc_msg_type_name(t), names[t]);
+	assert_string_equal(krc_msg_type_name(255), "?");
+	assert_string_equal(krc_msg_type_name(0x100 + KRC_MSG_RTU), "?");
+	assert_string_equal(krc_msg_type_name(~0U), "?");
+}
+
+/* Decode @buf and expect @err, with the output zeroed. */
+static void expect_msg_err(const u8 *buf, size_t len, int err)
+{
+	struct krc_msg d;
+
+	memset(&d, 0x5a, sizeof(d));
+	assert_int_equal(krc_msg_decode(buf, len, &d), err);
+	assert_true(msg_is_zero(&d));
+}
+
+static void test_msg_rejects_header(void **state)
+{
+	struct krc_msg m = sample_msg(KRC_MSG_CONNECT_REQ), d;
+	u8 good[KRC_MSG_SIZE], buf[KRC_MSG_SIZE];
+	unsigned int t;
+	int i;
+
+	(void)state;
+	krc_msg_encode(&m, good);
+	assert_int_equal(krc_msg_decode(good, sizeof(good), &d), 0);
+
+	/* short */
+	expect_msg_err(good, 0, -EBADMSG);
+	expect_msg_err(good, KRCORE_CARD_SIZE, -EBADMSG);
+	expect_msg_err(good, KRC_MSG_SIZE - 1, -EBADMSG);
+
+	/* magic, each byte */
+	for (i = 0; i < 4; i++) {
+		memcpy(buf, good, sizeof(buf));
+		buf[i] ^= 0x20;
+		expect_msg_err(buf, sizeof(buf), -EBADMSG);
+	}
+	/* the CM magic is not a message's */
+	memcpy(buf, good, sizeof(buf));
+	krc_put_le32(buf, KRC_CM_MAGIC);
+	expect_msg_err(buf, sizeof(buf), -EBADMSG);
+
+	/* version */
+	memcpy(buf, good, sizeof(buf));
+	buf[4] = 0;
+	expect_msg_err(buf, sizeof(buf), -EPROTO);
+	buf[4] = KRC_MSG_VERSION + 1;
+	expect_msg_err(buf, sizeof(buf), -EPROTO);
+	buf[4] = 0xff;
+	expect_msg_err(buf, sizeof(buf), -EPROTO);
+
+	/* unknown types, whatever else the message holds */
+	for (t = 0; t < 256; t++) {
+		bool known = (t >= 1 && t <= 6) || (t >= 16 && t <= 18);
+
+		if (known)
+			continue;
+		memcpy(buf, good, sizeof(buf));
+		buf[5] = (u8)t;
+		expect_msg_err(buf, sizeof(buf), -EBADMSG);
+	}
+
+	/* reserved u64 at 120, each byte */
+	for (i = 120; i < KRC_MSG_SIZE; i++) {
+		memcpy(buf, good, sizeof(buf));
+		buf[i] = 0x01;
+		expect_msg_err(buf, sizeof(buf), -EBADMSG);
+	}
+
+	/* the card's errors come through */
+	m = sample_msg(KRC_MSG_GOODBYE);
+	m.card.card_version = 2;
+	krc_msg_encode(&m, buf);
+	expect_msg_err(buf, sizeof(buf), -EPROTO);
+	m = sample_msg(KRC_MSG_META_REGISTER);
+	m.card.incarnation = 0;
+	krc_msg_encode(&m, buf);
+	expect_msg_err(buf, sizeof(buf), -EINVAL);
+	m = sample_msg(KRC_MSG_CONNECT_REQ);
+	m.card.node_id = 0;
+	krc_msg_encode(&m, buf);
+	expect_msg_err(buf, sizeof(buf), -EINVAL);
+	m = sample_msg(KRC_MSG_META_REPLY);
+	memset(m.card.gid, 0, sizeof(m.card.gid));
+	krc_msg_encode(&m, buf);
+	expect_msg_err(buf, sizeof(buf), -EINVAL);
+
+	/* header errors win over the card's: the checks' order */
+	m = sample_msg(KRC_MSG_RTU);
+	m.card.card_version = 7;
+	krc_msg_encode(&m, buf);
+	buf[4] = 9;
+	expect_msg_err(buf, sizeof(buf), -EPROTO);
+	krc_msg_encode(&m, buf);
+	buf[127] = 1;
+	expect_msg_err(buf, sizeof(buf), -EBADMSG);
+}
+
+static void test_msg_rejects_fields(void **state)
+{
+	static const u32 bad_qpns[] = { 0, 1, 1U << 24, 0xffffffffU };
+	struct krc_msg m;
+	size_t i, k;
+
+	(void)state;
+	/* REQ and REP: qpn 2 .. 2^24 - 1, psn < 2^24 */
+	for (k = 0; k < 2; k++) {
+		u8 type = k ? KRC_MSG_CONNECT_REP : KRC_MSG_CONNECT_REQ;
+
+		for (i = 0; i < ARRAY_SIZE(bad_qpns); i++) {
+			m = sample_msg(type);
+			m.qpn = bad_qpns[i];
+			assert_int_equal(reencode(&m), -EBADMSG);
+		}
+		m = sample_msg(type);
+		m.qpn = 2;
+		assert_int_equal(reencode(&m), 0);
+		m.qpn = 0xffffff;
+		assert_int_equal(reencode(&m), 0);
+		m.psn = 0;
+		assert_int_equal(reencode(&m), 0);
+		m.psn = 0xffffff;
+		assert_int_equal(reencode(&m), 0);
+		m.psn = 1U << 24;
+		assert_int_equal(reencode(&m), -EBADMSG);
+		m.psn = 0xffffffffU;
+		assert_int_equal(reencode(&m), -EBADMSG);
+	}
+	/* a REQ is about no QP of the receiver yet: peer_qpn is free */
+	m = sample_msg(KRC_MSG_CONNECT_REQ);
+	m.peer_qpn = 0;
+	assert_int_equal(reencode(&m), 0);
+	m.dst_incarnation = 0;	/* unknown */
+	assert_int_equal(reencode(&m), 0);
+
+	/* REP, RTU, RTU_ACK: peer_qpn 2 .. 2^24 - 1 */
+	for (k = 0; k < 3; k++) {
+		static const u8 types[] = {
+			KRC_MSG_CONNECT_REP, KRC_MSG_RTU, KRC_MSG_RTU_ACK,
+		};
+
+		for (i = 0; i < ARRAY_SIZE(bad_qpns); i++) {
+			m = sample_msg(types[k]);
+			m.peer_qpn = bad_qpns[i];
+			assert_int_equal(reencode(&m), -EBADMSG);
+		}
+		m = sample_msg(types[k]);
+		m.peer_qpn = 2;
+		assert_int_equal(reencode(&m), 0);
+		m.peer_qpn = 0xffffff;
+		assert_int_equal(reencode(&m), 0);
+	}
+	/* RTU and RTU_ACK do not need the sender's qpn nor a psn */
+	m = sample_msg(KRC_MSG_RTU);
+	m.qpn = 0;
+	m.psn = 0xffffffffU;
+	assert_int_equal(reencode(&m), 0);
+
+	/* NAK: a status 1 .. 4095 */
+	m = sample_msg(KRC_MSG_CONNECT_NAK);
+	m.status = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.status = 1;
+	assert_int_equal(reencode(&m), 0);
+	m.status = 4095;
+	assert_int_equal(reencode(&m), 0);
+	m.status = 4096;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.status = 0xffff;
+	assert_int_equal(reencode(&m), -EBADMSG);
+
+	/* META_REPLY: 0 (success) .. 4095 */
+	m = sample_msg(KRC_MSG_META_REPLY);
+	m.status = 0;
+	assert_int_equal(reencode(&m), 0);
+	m.status = ENOSPC;
+	m.slot = 0;
+	assert_int_equal(reencode(&m), 0);
+	m.status = 4095;
+	assert_int_equal(reencode(&m), 0);
+	m.status = 4096;
+	assert_int_equal(reencode(&m), -EBADMSG);
+
+	/* every other type: status 0 */
+	for (i = 0; i < ARRAY_SIZE(all_types); i++) {
+		u8 t = all_types[i];
+
+		if (t == KRC_MSG_CONNECT_NAK || t == KRC_MSG_META_REPLY)
+			continue;
+		m = sample_msg(t);
+		assert_int_equal(reencode(&m), 0);
+		m.status = 1;
+		assert_int_equal(reencode(&m), -EBADMSG);
+		m.status = 0x8000;
+		assert_int_equal(reencode(&m), -EBADMSG);
+	}
+
+	/* fields a type does not use are carried, not checked */
+	m = sample_msg(KRC_MSG_GOODBYE);
+	m.qpn = 0xffffffffU;
+	m.psn = 0xffffffffU;
+	m.peer_qpn = 1;
+	m.probe_addr = ~0ULL;
+	m.slot = 0xffffffffU;
+	m.req_id = 0;
+	assert_int_equal(reencode(&m), 0);
+	m = sample_msg(KRC_MSG_META_DEREGISTER);
+	m.dst_incarnation = 42;
+	m.probe_len = 1;
+	assert_int_equal(reencode(&m), 0);
+}
+
+static struct krc_meta_hello sample_hello(void)
+{
+	struct krc_meta_hello h;
+
+	memset(&h, 0, sizeof(h));
+	h.node_id = 0x0a4d0002;
+	h.incarnation = 0x8877665544332211ULL;
+	return h;
+}
+
+static struct krc_mt_desc sample_desc(void)
+{
+	struct krc_mt_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.addr = 0x00007f0012340000ULL;
+	d.rkey = 0xc0ffee;
+	d.nslots = 4096;
+	d.nphys = 4096 + KRC_MT_SPILL;
+	d.seed = 0x5eed5eed5eed5eedULL;
+	d.incarnation = 0x0102030405060708ULL;
+	return d;
+}
+
+static bool desc_equal(const struct krc_mt_desc *a, const struct krc_mt_desc *b)
+{
+	return a->addr == b->addr && a->rkey == b->rkey &&
+	       a->nslots == b->nslots && a->nphys == b->nphys &&
+	       a->seed == b->seed && a->incarnation == b->incarnation;
+}
+
+static void test_hello(void **state)
+{
+	struct krc_meta_hello h = sample_hello(), d;
+	u8 buf[KRC_CM_HELLO_SIZE + 8], bad[KRC_CM_HELLO_SIZE];
+	int i;
+
+	(void)state;
+	memset(buf, 0xee, sizeof(buf));
+	krc_meta_hello_encode(&h, buf);
+	assert_int_equal(buf[KRC_CM_HELLO_SIZE], 0xee);
+	assert_memory_equal(buf, "KRCM", 4);
+	assert_int_equal(buf[4], KRC_MSG_VERSION);
+	assert_int_equal(buf[5], 1);
+	assert_memory_equal(buf + 6, "\0\0", 2);
+	assert_memory_equal(buf + 8, "\x02\x00\x4d\x0a\0\0\0\0", 8);
+	assert_memory_equal(buf + 16, "\x11\x22\x33\x44\x55\x66\x77\x88", 8);
+	assert_int_equal(krc_meta_hello_decode(buf, KRC_CM_HELLO_SIZE, &d), 0);
+	assert_int_equal(d.node_id, h.node_id);
+	assert_int_equal(d.incarnation, h.incarnation);
+	/* rdma_cm hands the whole private data area: longer is fine */
+	assert_int_equal(krc_meta_hello_decode(buf, sizeof(buf), &d), 0);
+	assert_int_equal(d.incarnation, h.incarnation);
+
+	assert_int_equal(krc_meta_hello_decode(buf, 0, &d), -EBADMSG);
+	assert_int_equal(krc_meta_hello_decode(buf, KRC_CM_HELLO_SIZE - 1, &d),
+			 -EBADMSG);
+	assert_int_equal(d.node_id, 0);
+	assert_int_equal(d.incarnation, 0);
+	for (i = 0; i < 4; i++) {
+		memcpy(bad, buf, sizeof(bad));
+		bad[i] ^= 0x01;
+		assert_int_equal(krc_meta_hello_decode(bad, sizeof(bad), &d),
+				 -EBADMSG);
+	}
+	memcpy(bad, buf, sizeof(bad));
+	bad[4] = 2;
+	assert_int_equal(krc_meta_hello_decode(bad, sizeof(bad), &d), -EPROTO);
+	memcpy(bad, buf, sizeof(bad));
+	bad[5] = 2;	/* a descriptor's kind */
+	assert_int_equal(krc_meta_hello_decode(bad, sizeof(bad), &d), -EBADMSG);
+	bad[5] = 0;
+	assert_int_equal(krc_meta_hello_decode(bad, sizeof(bad), &d), -EBADMSG);
+	/* the zero fields: 6..7 and 12..15 */
+	for (i = 6; i < 16; i++) {
+		if (i >= 8 && i < 12)
+			continue;
+		memcpy(bad, buf, sizeof(bad));
+		bad[i] = 0x80;
+		assert_int_equal(krc_meta_hello_decode(bad, sizeof(bad), &d),
+				 -EBADMSG);
+	}
+	h = sample_hello();
+	h.node_id = 0;
+	krc_meta_hello_encode(&h, bad);
+	assert_int_equal(krc_meta_hello_decode(bad, sizeof(bad), &d), -EINVAL);
+	h = sample_hello();
+	h.incarnation = 0;
+	krc_meta_hello_encode(&h, bad);
+	assert_int_equal(krc_meta_hello_decode(bad, sizeof(bad), &d), -EINVAL);
+	h = sample_hello();
+	h.node_id = 0xffffffffU;
+	h.incarnation = 1;
+	krc_meta_hello_encode(&h, bad);
+	assert_int_equal(krc_meta_hello_decode(bad, sizeof(bad), &d), 0);
+	assert_int_equal(d.node_id, 0xffffffffU);
+}
+
+static int desc_verdict(const struct krc_mt_desc *d)
+{
+	u8 buf[KRC_MT_DESC_SIZE];
+	struct krc_mt_desc e, z;
+	int rc;
+
+	krc_mt_desc_encode(d, buf);
+	rc = krc_mt_desc_decode(buf, sizeof(buf), &e);
+	memset(&z, 0, sizeof(z));
+	assert_true(desc_equal(rc ? &z : d, &e));
+	return rc;
+}
+
+static void test_desc(void **state)
+{
+	struct krc_mt_desc d = sample_desc(), e;
+	u8 buf[KRC_MT_DESC_SIZE + 8], bad[KRC_MT_DESC_SIZE], hello[64];
+	struct krc_meta_hello h = sample_hello();
+	int i;
+
+	(void)state;
+	memset(buf, 0xee, sizeof(buf));
+	krc_mt_desc_encode(&d, buf);
+	assert_int_equal(buf[KRC_MT_DESC_SIZE], 0xee);
+	assert_memory_equal(buf, "KRCM", 4);
+	assert_int_equal(buf[4], KRC_MSG_VERSION);
+	assert_int_equal(buf[5], 2);
+	assert_memory_equal(buf + 6, "\0\0", 2);
+	assert_memory_equal(buf + 8, "\x00\x00\x34\x12\x00\x7f\x00\x00", 8);
+	assert_memory_equal(buf + 16, "\xee\xff\xc0\x00", 4);
+	assert_memory_equal(buf + 20, "\x00\x10\x00\x00", 4);
+	assert_memory_equal(buf + 24, "\x00\x11\x00\x00", 4);
+	assert_memory_equal(buf + 28, "\0\0\0\0", 4);
+	assert_memory_equal(buf + 32, "\xed\x5e\xed\x5e\xed\x5e\xed\x5e", 8);
+	assert_memory_equal(buf + 40, "\x08\x07\x06\x05\x04\x03\x02\x01", 8);
+	assert_int_equal(krc_mt_desc_decode(buf, KRC_MT_DESC_SIZE, &e), 0);
+	assert_true(desc_equal(&d, &e));
+	assert_int_equal(krc_mt_desc_decode(buf, sizeof(buf), &e), 0);
+	assert_true(desc_equal(&d, &e));
+
+	/* short, magic, version, kind, zero fields */
+	assert_int_equal(krc_mt_desc_decode(buf, 0, &e), -EBADMSG);
+	assert_int_equal(krc_mt_desc_decode(buf, KRC_MT_DESC_SIZE - 1, &e),
+			 -EBADMSG);
+	for (i = 0; i < 4; i++) {
+		memcpy(bad, buf, sizeof(bad));
+		bad[i] ^= 0x40;
+		assert_int_equal(krc_mt_desc_decode(bad, sizeof(bad), &e),
+				 -EBADMSG);
+	}
+	memcpy(bad, buf, sizeof(bad));
+	bad[4] = 0;
+	assert_int_equal(krc_mt_desc_decode(bad, sizeof(bad), &e), -EPROTO);
+	memcpy(bad, buf, sizeof(bad));
+	bad[5] = 1;
+	assert_int_equal(krc_mt_desc_decode(bad, sizeof(bad), &e), -EBADMSG);
+	for (i = 6; i < 32; i++) {
+		if (i >= 8 && i < 28)
+			continue;
+		memcpy(bad, buf, sizeof(bad));
+		bad[i] = 0x01;
+		assert_int_equal(krc_mt_desc_decode(bad, sizeof(bad), &e),
+				 -EBADMSG);
+	}
+	/* a hello is not a descriptor, nor the other way round */
+	memset(hello, 0, sizeof(hello));
+	krc_meta_hello_encode(&h, hello);
+	assert_int_equal(krc_mt_desc_decode(hello, sizeof(hello), &e), -EBADMSG);
+	assert_int_equal(krc_meta_hello_decode(buf, sizeof(buf), &h), -EBADMSG);
+
+	/* geometry */
+	assert_int_equal(desc_verdict(&d), 0);
+	d.nslots = 64;
+	d.nphys = 64 + KRC_MT_SPILL;
+	assert_int_equal(desc_verdict(&d), 0);
+	d.nslots = 1U << 26;
+	d.nphys = (1U << 26) + KRC_MT_SPILL;
+	assert_int_equal(desc_verdict(&d), 0);
+	d.nslots = 1U << 27;
+	d.nphys = (1U << 27) + KRC_MT_SPILL;
+	assert_int_equal(desc_verdict(&d), -EINVAL);
+	d.nslots = 1U << 31;
+	d.nphys = (1U << 31) + KRC_MT_SPILL;
+	assert_int_equal(desc_verdict(&d), -EINVAL);
+	d.nslots = 32;
+	d.nphys = 32 + KRC_MT_SPILL;
+	assert_int_equal(desc_verdict(&d), -EINVAL);
+	d.nslots = 0;
+	d.nphys = KRC_MT_SPILL;
+	assert_int_equal(desc_verdict(&d), -EINVAL);
+	d.nslots = 96;
+	d.nphys = 96 + KRC_MT_SPILL;
+	assert_int_equal(desc_verdict(&d), -EINVAL);
+	d = sample_desc();
+	d.nphys = d.nslots;
+	assert_int_equal(desc_verdict(&d), -EINVAL);
+	d.nphys = d.nslots + KRC_MT_SPILL + 1;
+	assert_int_equal(desc_verdict(&d), -EINVAL);
+	d = sample_desc();
+	d.rkey = 0;
+	assert_int_equal(desc_verdict(&d), -EINVAL);
+	d = sample_desc();
+	d.incarnation = 0;
+	assert_int_equal(desc_verdict(&d), -EINVAL);
+	/* address and seed are free */
+	d = sample_desc();
+	d.addr = 0;
+	d.seed = 0;
+	assert_int_equal(desc_verdict(&d), 0);
+	d.addr = ~0ULL;
+	d.seed = ~0ULL;
+	assert_int_equal(desc_verdict(&d), 0);
+}
+
+/* splitmix64: a fixed-seed generator, the same sequence everywhere */
+static u64 rnd_next(u64 *s)
+{
+	u64 z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static bool is_decode_err(int rc)
+{
+	return rc == -EBADMSG || rc == -EPROTO || rc == -EINVAL;
+}
+
+/*
+ * Bytes a message decode may accept and a re-encode rewrites: the card's
+ * reserved0 (38..39) and reserved1 (52..55), which krc_card_decode()
+ * ignores and krc_card_encode() writes as zero.
+ */
+static bool msg_byte_normalised(int i)
+{
+	int c = i - 16;
+
+	return (c >= 38 && c < 40) || (c >= 52 && c < 56);
+}
+
+/*
+ * Mutations of valid blobs: the decoders never crash, reject with one of
+ * their errors and leave the output zeroed, and what they accept
+ * re-encodes to the same bytes and decodes to the same values.
+ */
+static void test_mutations(void **state)
+{
+	enum { NSRC = ARRAY_SIZE(all_types) + 2, ITERS = 100000 };
+	u8 src[NSRC][KRC_MSG_SIZE], buf[KRC_MSG_SIZE + 16], out[KRC_MSG_SIZE];
+	size_t srclen[NSRC], len;
+	int acc_msg = 0, acc_hello = 0, acc_desc = 0, rejected = 0;
+	struct krc_meta_hello h, h2;
+	struct krc_mt_desc d, d2;
+	struct krc_msg m, m2;
+	u64 seed = 20261121;
+	int it, i, n, rc;
+
+	(void)state;
+	memset(src, 0, sizeof(src));
+	for (i = 0; i < (int)ARRAY_SIZE(all_types); i++) {
+		m = sample_msg(all_types[i]);
+		krc_msg_encode(&m, src[i]);
+		srclen[i] = KRC_MSG_SIZE;
+	}
+	h = sample_hello();
+	krc_meta_hello_encode(&h, src[NSRC - 2]);
+	srclen[NSRC - 2] = KRC_CM_HELLO_SIZE;
+	d = sample_desc();
+	krc_mt_desc_encode(&d, src[NSRC - 1]);
+	srclen[NSRC - 1] = KRC_MT_DESC_SIZE;
+
+	for (it = 0; it < ITERS; it++) {
+		u64 r = rnd_next(&seed);
+		int s = (int)(r % NSRC);
+
+		len = srclen[s];
+		memset(buf, 0, sizeof(buf));
+		memcpy(buf, src[s], len);
+		n = 1 + (int)((r >> 8) % 4);
+		while (n--) {
+			u64 q = rnd_next(&seed);
+			int pos = (int)(q % len);
+
+			switch ((q >> 16) % 4) {
+			case 0:		/* one bit */
+				buf[pos] ^= (u8)(1 << ((q >> 24) % 8));
+				break;
+			case 1:		/* an extreme */
+				buf[pos] = (q >> 24) & 1 ? 0xff : 0;
+				break;
+			default:	/* anything else */
+				buf[pos] ^= (u8)(1 + (q >> 24) % 255);
+				break;
+			}
+		}
+		/* now and then a short or a longer buffer */
+		if ((r >> 32) % 16 == 0)
+			len = (size_t)((r >> 40) % (sizeof(buf) + 1));
+
+		rc = krc_msg_decode(buf, len, &m);
+		if (rc) {
+			assert_true(is_decode_err(rc));
+			assert_true(msg_is_zero(&m));
+			rejected++;
+		} else {
+			acc_msg++;
+			assert_true(len >= KRC_MSG_SIZE);
+			assert_string_not_equal(krc_msg_type_name(m.type), "?");
+			krc_msg_encode(&m, out);
+			for (i = 0; i < KRC_MSG_SIZE; i++)
+				if (!msg_byte_normalised(i))
+					assert_int_equal(out[i], buf[i]);
+			assert_int_equal(krc_msg_decode(out, sizeof(out), &m2), 0);
+			assert_true(msg_equal(&m, &m2));
+		}
+
+		rc = krc_meta_hello_decode(buf, len, &h);
+		if (rc) {
+			assert_true(is_decode_err(rc));
+			assert_true(!h.node_id && !h.incarnation);
+		} else {
+			acc_hello++;
+			krc_meta_hello_encode(&h, out);
+			assert_memory_equal(out, buf, KRC_CM_HELLO_SIZE);
+			assert_int_equal(krc_meta_hello_decode(out, KRC_CM_HELLO_SIZE,
+							       &h2), 0);
+			assert_int_equal(h.node_id, h2.node_id);
+			assert_int_equal(h.incarnation, h2.incarnation);
+		}
+
+		rc = krc_mt_desc_decode(buf, len, &d);
+		if (rc) {
+			struct krc_mt_desc z;
+
+			memset(&z, 0, sizeof(z));
+			assert_true(is_decode_err(rc));
+			assert_true(desc_equal(&d, &z));
+		} else {
+			acc_desc++;
+			krc_mt_desc_encode(&d, out);
+			assert_memory_equal(out, buf, KRC_MT_DESC_SIZE);
+			assert_int_equal(krc_mt_desc_decode(out, KRC_MT_DESC_SIZE,
+							    &d2), 0);
+			assert_true(desc_equal(&d, &d2));
+		}
+	}
+	/* both outcomes were exercised, for every kind of blob */
+	print_message("mutations: accepted %d msg, %d hello, %d desc; rejected %d msg\n",
+		      acc_msg, acc_hello, acc_desc, rejected);
+	assert_true(acc_msg > ITERS / 20);
+	assert_true(rejected > ITERS / 5);
+	assert_true(acc_hello > 100);
+	assert_true(acc_desc > 100);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_msg_layout),
+		cmocka_unit_test(test_msg_roundtrip),
+		cmocka_unit_test(test_msg_type_name),
+		cmocka_unit_test(test_msg_rejects_header),
+		cmocka_unit_test(test_msg_rejects_fields),
+		cmocka_unit_test(test_hello),
+		cmocka_unit_test(test_desc),
+		cmocka_unit_test(test_mutations),
+	};
+
+	return cmocka_run_group_tests_name("proto", tests, NULL, NULL);
+}
