@@ -107,6 +107,10 @@ clean:
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 # Programs the cluster tests run inside the nodes.
+$(BUILD)/tests/ud_garbage: tests/progs/ud_garbage.c $(BUILD)/lib/libkrcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -libverbs
+
 $(BUILD)/tests/%: tests/progs/%.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a

@@ -98,10 +98,7 @@ static void krc_conn_dispatch(struct krc_conn *conn, struct ib_wc *wc)
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
 		pr_warn_ratelimited("krcore: conn %u (qp %u): %s\n", conn->id,
 				    conn->qpn, ib_wc_status_msg(wc->status));
-		/* The QP is in error now; was the peer reloaded? */
-		krc_conn_set_error(conn);
-		if (conn->peer)
-			krc_peer_suspect(conn->peer);
+		krc_conn_fail(conn);
 	}
 	if (!(wc->wr_id & 1)) {
 		krc_kop_complete((struct krc_kop *)(uintptr_t)wc->wr_id, wc);
@@ -283,6 +280,17 @@ void krc_conn_set_error(struct krc_conn *conn)
 		conn->state = KRC_CONN_ERROR;
 		krc_event(KRC_EV_CONN_ERRORS);
 	}
+}
+
+/*
+ * A request on @conn failed at the transport (or never completed): the
+ * connection is unusable. Was the peer reloaded? Ask the MetaServer.
+ */
+void krc_conn_fail(struct krc_conn *conn)
+{
+	krc_conn_set_error(conn);
+	if (conn->peer && !conn->peer->local)
+		krc_peer_suspect(conn->peer);
 }
 
 /*

@@ -15,7 +15,12 @@
 #define KRC_CTRL_RX	64
 #define KRC_CTRL_TX	64
 #define KRC_GRH_LEN	40
-#define KRC_CTRL_BUF	(KRC_GRH_LEN + KRC_MSG_SIZE)
+/*
+ * A receive buffer takes any datagram the port can carry (GRH + 4096):
+ * a smaller one would let any sender put the QP in error with a long
+ * datagram (a local length error).
+ */
+#define KRC_CTRL_BUF	(KRC_GRH_LEN + 4096)
 
 struct krc_ctrl {
 	struct ib_device *ibdev;
@@ -26,6 +31,9 @@ struct krc_ctrl {
 	struct list_head tx_free;
 	int tx_busy;
 	bool stopping;
+	bool recovering;		/* the QP went to error: reset it */
+	struct work_struct recover_work;
+	u32 port_num;
 	atomic_t rx_posted;
 	wait_queue_head_t wq;		/* tx_busy and rx_posted going down */
 	/* ctx of every buffer is the ctrl; priv of a tx buffer is its AH */
@@ -66,10 +74,21 @@ static void krc_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (atomic_dec_and_test(&ctrl->rx_posted))
 		wake_up(&ctrl->wq);
+	if (READ_ONCE(krc_fault_ctrl_reset) > 0 && wc->status == IB_WC_SUCCESS) {
+		WRITE_ONCE(krc_fault_ctrl_reset, krc_fault_ctrl_reset - 1);
+		wc->status = IB_WC_LOC_QP_OP_ERR;
+	}
 	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_warn_ratelimited("krcore: control receive: %s\n",
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			pr_warn_ratelimited("krcore: control receive: %s, resetting the control QP\n",
 					    ib_wc_status_msg(wc->status));
+			spin_lock(&ctrl->tx_lock);
+			if (!ctrl->stopping && !ctrl->recovering) {
+				ctrl->recovering = true;
+				queue_work(krc_wq, &ctrl->recover_work);
+			}
+			spin_unlock(&ctrl->tx_lock);
+		}
 		return;
 	}
 	krc_msgbuf_sync(ctrl->qp, b);
@@ -85,7 +104,8 @@ static void krc_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	} else if (!krc_ctrl_fault_drop(&msg)) {
 		krc_hs_recv(&msg);
 	}
-	if (!READ_ONCE(ctrl->stopping) && krc_ctrl_post_rx(ctrl, b))
+	if (!READ_ONCE(ctrl->stopping) && !READ_ONCE(ctrl->recovering) &&
+	    krc_ctrl_post_rx(ctrl, b))
 		pr_warn_ratelimited("krcore: cannot re-post a control receive\n");
 }
 
@@ -129,7 +149,7 @@ int krc_ctrl_send(struct krc_peer *peer, const struct krc_msg *msg)
 
 	spin_lock(&ctrl->tx_lock);
 	b = list_first_entry_or_null(&ctrl->tx_free, struct krc_msgbuf, node);
-	if (b && !ctrl->stopping) {
+	if (b && !ctrl->stopping && !ctrl->recovering) {
 		list_del(&b->node);
 		ctrl->tx_busy++;
 	} else {
@@ -193,6 +213,42 @@ static int krc_ctrl_modify(struct krc_ctrl *ctrl, u32 port_num)
 	return ib_modify_qp(ctrl->qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
 }
 
+/*
+ * The control QP went to error (a datagram it could not take, a device
+ * hiccup): flush it, take it back through RESET to RTS, keeping its QPN
+ * (the one in our card), and post the receive buffers again.
+ */
+static void krc_ctrl_recover_work(struct work_struct *work)
+{
+	struct krc_ctrl *ctrl = container_of(work, struct krc_ctrl,
+					     recover_work);
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int i, ret;
+
+	ib_modify_qp(ctrl->qp, &attr, IB_QP_STATE);
+	if (!wait_event_timeout(ctrl->wq, READ_ONCE(ctrl->tx_busy) == 0 &&
+				atomic_read(&ctrl->rx_posted) == 0,
+				msecs_to_jiffies(5000))) {
+		pr_err("krcore: control QP did not flush, not recovered\n");
+		return;
+	}
+	attr.qp_state = IB_QPS_RESET;
+	ret = ib_modify_qp(ctrl->qp, &attr, IB_QP_STATE);
+	if (!ret)
+		ret = krc_ctrl_modify(ctrl, ctrl->port_num);
+	for (i = 0; !ret && i < KRC_CTRL_RX; i++)
+		ret = krc_ctrl_post_rx(ctrl, &ctrl->rx[i]);
+	if (ret) {
+		pr_err("krcore: control QP recovery failed: %d\n", ret);
+		return;
+	}
+	spin_lock(&ctrl->tx_lock);
+	ctrl->recovering = false;
+	spin_unlock(&ctrl->tx_lock);
+	krc_event(KRC_EV_CTRL_RECOVERIES);
+	pr_info("krcore: control QP %u recovered\n", ctrl->qp->qp_num);
+}
+
 /* Move the QP to ERR and wait until every posted request has come back. */
 static void krc_ctrl_flush(struct krc_ctrl *ctrl)
 {
@@ -241,6 +297,8 @@ int krc_ctrl_start(struct krc_node *node)
 		return -ENOMEM;
 	ctrl->ibdev = ibdev;
 	ctrl->qkey = krc_param_ctrl_qkey;
+	ctrl->port_num = node->port->port_num;
+	INIT_WORK(&ctrl->recover_work, krc_ctrl_recover_work);
 	spin_lock_init(&ctrl->tx_lock);
 	INIT_LIST_HEAD(&ctrl->tx_free);
 	init_waitqueue_head(&ctrl->wq);
@@ -312,6 +370,10 @@ void krc_ctrl_stop(struct krc_node *node)
 	/* Let what is already posted (goodbyes) go out first. */
 	wait_event_timeout(ctrl->wq, READ_ONCE(ctrl->tx_busy) == 0,
 			   msecs_to_jiffies(1000));
+	spin_lock(&ctrl->tx_lock);
+	ctrl->stopping = true;
+	spin_unlock(&ctrl->tx_lock);
+	cancel_work_sync(&ctrl->recover_work);
 	krc_ctrl_flush(ctrl);
 	node->ctrl = NULL;
 	krc_ctrl_destroy(ctrl);

@@ -61,27 +61,71 @@ static void krc_conn_set_probe(struct krc_conn *conn, const struct krc_msg *msg)
 	conn->probe_len = msg->probe_len;
 }
 
+/* The REQ for @hs, naming the incarnation of @peer we know. */
+static void krc_hs_build_req(struct krc_hs *hs, struct krc_conn *conn,
+			     struct krc_msg *req)
+{
+	krc_hs_fill(req, KRC_MSG_CONNECT_REQ, hs->req_id);
+	spin_lock(&hs->peer->lock);
+	req->dst_incarnation = hs->peer->card.incarnation;
+	spin_unlock(&hs->peer->lock);
+	req->qpn = conn->qpn;
+	req->psn = conn->psn;
+	if (READ_ONCE(krc_fault_hs_bad_incarnation) > 0) {
+		WRITE_ONCE(krc_fault_hs_bad_incarnation,
+			   krc_fault_hs_bad_incarnation - 1);
+		req->dst_incarnation = ~req->dst_incarnation;
+	}
+}
+
 /*
- * Connect a new pooled connection to @peer (whose card is cached).
- * Sends at most @max_attempts requests (0: 1 + hs_retries) before
- * @deadline. On success the connection is READY, in @peer's pool, and
- * *connp holds an extra reference for the caller.
+ * Re-read @peer's card from the MetaServer (the cached one went
+ * unanswered or was refused as stale). True if the card changed.
  */
-int krc_hs_connect(struct krc_peer *peer, unsigned long deadline,
-		   int max_attempts, u32 *attempts, struct krc_conn **connp)
+static bool krc_hs_refresh(struct krc_peer *peer, struct krc_hs_opts *o)
+{
+	struct krcore_card card;
+	u64 old;
+	int ret;
+
+	spin_lock(&peer->lock);
+	old = peer->card.incarnation;
+	spin_unlock(&peer->lock);
+	ret = krc_meta_lookup(peer->gid, &card, &o->reads);
+	if (ret) {
+		o->lookup_error = ret;
+		return false;
+	}
+	o->looked_up = true;
+	krc_peer_set_card(peer, &card);
+	if (card.incarnation == old)
+		return false;
+	o->refreshed = true;
+	return true;
+}
+
+/*
+ * Connect a new pooled connection to @peer (whose card is cached) before
+ * o->deadline: one spare QP, one request repeated with backoff until
+ * answered. With o->verify_card, a first request that goes unanswered, or
+ * one refused as stale, makes us READ the card again: a peer that
+ * reloaded has new QPNs, and the request goes on to the new ones. On
+ * success the connection is READY, in @peer's pool, and *connp holds an
+ * extra reference for the caller.
+ */
+int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
+		   struct krc_conn **connp)
 {
 	unsigned long rto = msecs_to_jiffies(krc_param_hs_timeout_ms);
+	bool answered = false, verified = !o->verify_card;
+	int tries = 0, ret = -ETIMEDOUT;
 	struct krc_conn *conn;
 	struct krc_msg req;
 	struct krc_hs *hs;
-	bool answered = false;
-	int tries, ret;
 
-	if (!max_attempts)
-		max_attempts = 1 + krc_param_hs_retries;
-	if (time_after_eq(jiffies, deadline))
+	if (time_after_eq(jiffies, o->deadline))
 		return -ETIMEDOUT;
-	conn = krc_spare_take(jiffies_to_msecs(deadline - jiffies));
+	conn = krc_spare_take(jiffies_to_msecs(o->deadline - jiffies));
 	if (!conn)
 		return READ_ONCE(krc_node.up) ? -EAGAIN : -ENODEV;
 	hs = kzalloc(sizeof(*hs), GFP_KERNEL);
@@ -96,50 +140,51 @@ int krc_hs_connect(struct krc_peer *peer, unsigned long deadline,
 	hs->peer = peer;
 	hs->qpn = conn->qpn;
 	init_completion(&hs->done);
-
-	krc_hs_fill(&req, KRC_MSG_CONNECT_REQ, hs->req_id);
-	spin_lock(&peer->lock);
-	req.dst_incarnation = peer->card.incarnation;
-	spin_unlock(&peer->lock);
-	req.qpn = conn->qpn;
-	req.psn = conn->psn;
-	if (READ_ONCE(krc_fault_hs_bad_incarnation) > 0) {
-		WRITE_ONCE(krc_fault_hs_bad_incarnation,
-			   krc_fault_hs_bad_incarnation - 1);
-		req.dst_incarnation = ~req.dst_incarnation;
-	}
+	krc_hs_build_req(hs, conn, &req);
 
 	spin_lock(&krc_hs_lock);
 	list_add(&hs->node, &krc_hs_pending);
 	spin_unlock(&krc_hs_lock);
 
-	for (tries = 0; tries < max_attempts; tries++) {
-		unsigned long wait;
-
-		if (time_after_eq(jiffies, deadline))
-			break;
+	while (tries <= krc_param_hs_retries &&
+	       time_before(jiffies, o->deadline)) {
 		ret = krc_ctrl_send(peer, &req);
 		if (ret == -ENXIO)
 			break;
-		(*attempts)++;
-		krc_event(tries ? KRC_EV_HS_RETRANSMITS : KRC_EV_HS_REQ_SENT);
-		wait = min(rto, deadline - jiffies);
-		if (wait_for_completion_timeout(&hs->done, wait)) {
+		o->attempts++;
+		krc_event(tries++ ? KRC_EV_HS_RETRANSMITS : KRC_EV_HS_REQ_SENT);
+		if (wait_for_completion_timeout(&hs->done,
+						min(rto, o->deadline - jiffies))) {
 			answered = true;
-			break;
+			if (hs->status != -ESTALE || verified)
+				break;
+			/* Refused as stale: READ the card, ask again. */
+			answered = false;
+		} else {
+			rto = min(rto * 2, msecs_to_jiffies(2000));
+			if (verified)
+				continue;
 		}
-		rto = min(rto * 2, msecs_to_jiffies(2000));
+		verified = true;
+		if (krc_hs_refresh(peer, o) || hs->status == -ESTALE) {
+			spin_lock(&krc_hs_lock);
+			reinit_completion(&hs->done);
+			hs->status = 0;
+			spin_unlock(&krc_hs_lock);
+			krc_hs_build_req(hs, conn, &req);
+			tries = 0;
+		}
 	}
 	spin_lock(&krc_hs_lock);
 	list_del(&hs->node);
-	spin_unlock(&krc_hs_lock);
-	/* Completed between the timeout and the removal? */
-	if (!answered && completion_done(&hs->done))
+	/* An answer between the last timeout and the removal counts too. */
+	if (completion_done(&hs->done))
 		answered = true;
+	spin_unlock(&krc_hs_lock);
 
 	if (!answered) {
 		krc_event(KRC_EV_HS_TIMEOUTS);
-		ret = -ETIMEDOUT;
+		ret = ret == -ENXIO ? -ENXIO : -ETIMEDOUT;
 	} else if (hs->status) {
 		ret = hs->status;
 	} else {
@@ -205,6 +250,20 @@ static void krc_hs_expire_work(struct work_struct *work)
 		krc_conn_put(conn);
 }
 
+/* Is a handshake of ours to the node of @gid under way? */
+static bool krc_hs_pending_to(const u8 gid[16])
+{
+	struct krc_hs *hs;
+	bool found = false;
+
+	spin_lock(&krc_hs_lock);
+	list_for_each_entry(hs, &krc_hs_pending, node)
+		if (!memcmp(hs->peer->gid, gid, 16))
+			found = true;
+	spin_unlock(&krc_hs_lock);
+	return found;
+}
+
 static void krc_hs_on_req(const struct krc_msg *msg)
 {
 	struct krc_peer *peer;
@@ -212,6 +271,9 @@ static void krc_hs_on_req(const struct krc_msg *msg)
 	int ret;
 
 	krc_event(KRC_EV_HS_REQ_RECV);
+	/* Both ends connecting at once: each serves the other's request. */
+	if (krc_hs_pending_to(msg->card.gid))
+		krc_event(KRC_EV_HS_CROSSED);
 	peer = krc_peer_get(msg->card.gid, true);
 	if (IS_ERR(peer))
 		return;

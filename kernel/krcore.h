@@ -229,6 +229,7 @@ extern int krc_fault_ctrl_drop_rx;
 extern int krc_fault_ctrl_drop_type;
 extern int krc_fault_goodbye_off;
 extern int krc_fault_hs_bad_incarnation;
+extern int krc_fault_ctrl_reset;
 
 extern u64 krc_incarnation;
 extern struct workqueue_struct *krc_wq;
@@ -264,6 +265,7 @@ int krc_spares_count(void);
 int krc_conn_rtr_rts(struct krc_conn *conn, const struct krcore_card *peer,
 		     u32 remote_qpn, u32 remote_psn);
 void krc_conn_set_error(struct krc_conn *conn);
+void krc_conn_fail(struct krc_conn *conn);
 int krc_conn_post_kop(struct krc_conn *conn, struct krc_kop *kop,
 		      struct ib_send_wr *wr);
 int krc_conn_read(struct krc_conn *conn, struct krc_kop *kop, u64 raddr,
@@ -275,8 +277,18 @@ void krc_ctrl_stop(struct krc_node *node);
 int krc_ctrl_send(struct krc_peer *peer, const struct krc_msg *msg);
 
 /* handshake.c */
-int krc_hs_connect(struct krc_peer *peer, unsigned long deadline,
-		   int max_attempts, u32 *attempts, struct krc_conn **connp);
+struct krc_hs_opts {
+	unsigned long deadline;		/* in: jiffies */
+	bool verify_card;		/* in: the card came from the cache */
+	u32 attempts;			/* out: requests sent */
+	u32 reads;			/* out: MetaServer READs */
+	bool looked_up;			/* out: the card was READ again */
+	bool refreshed;			/* out: ... and had changed */
+	int lookup_error;		/* out: why it could not be READ */
+};
+
+int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
+		   struct krc_conn **connp);
 void krc_hs_recv(const struct krc_msg *msg);
 void krc_hs_exit(void);
 void krc_hs_goodbye_all(void);

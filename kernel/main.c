@@ -98,6 +98,11 @@ module_param_named(fault_hs_bad_incarnation, krc_fault_hs_bad_incarnation, int, 
 MODULE_PARM_DESC(fault_hs_bad_incarnation,
 		 "Testing: the next N handshake requests name a wrong peer incarnation (default 0)");
 
+int krc_fault_ctrl_reset;
+module_param_named(fault_ctrl_reset, krc_fault_ctrl_reset, int, 0644);
+MODULE_PARM_DESC(fault_ctrl_reset,
+		 "Testing: treat the next received control message as a QP failure (default 0)");
+
 u64 krc_incarnation;
 struct workqueue_struct *krc_wq;
 

@@ -343,17 +343,28 @@ void krc_peer_suspect(struct krc_peer *peer)
 		krc_peer_put(peer);
 }
 
-/* The ready connection of @peer with the fewest VQs, with a reference. */
+/*
+ * The ready connection of @peer with the fewest VQs (ties taken in turn),
+ * with a reference.
+ */
 struct krc_conn *krc_peer_pick(struct krc_peer *peer)
 {
 	struct krc_conn *conn, *best = NULL;
+	u32 i = 0, start, best_at = 0;
 
 	spin_lock(&peer->lock);
+	start = peer->nconns ? peer->rr++ % peer->nconns : 0;
 	list_for_each_entry(conn, &peer->conns, node) {
+		u32 at = (i++ + peer->nconns - start) % peer->nconns;
+
 		if (!krc_conn_usable(conn))
 			continue;
-		if (!best || atomic_read(&conn->nvqs) < atomic_read(&best->nvqs))
+		if (!best || atomic_read(&conn->nvqs) < atomic_read(&best->nvqs) ||
+		    (atomic_read(&conn->nvqs) == atomic_read(&best->nvqs) &&
+		     at < best_at)) {
 			best = conn;
+			best_at = at;
+		}
 	}
 	if (best)
 		kref_get(&best->ref);
@@ -401,16 +412,17 @@ static u32 krc_peer_pool_count(struct krc_peer *peer)
 static void krc_peer_grow_work(struct work_struct *work)
 {
 	struct krc_peer *peer = container_of(work, struct krc_peer, grow_work);
+	struct krc_hs_opts o;
 	struct krc_conn *conn;
-	u32 attempts;
 	int ret;
 
 	while (READ_ONCE(krc_node.up) && !peer->dead &&
 	       krc_peer_pool_count(peer) < krc_param_pool_size) {
+		memset(&o, 0, sizeof(o));
+		o.deadline = jiffies +
+			     msecs_to_jiffies(krc_param_connect_timeout_ms);
 		mutex_lock(&peer->connect_lock);
-		ret = krc_hs_connect(peer, jiffies +
-				     msecs_to_jiffies(krc_param_connect_timeout_ms),
-				     0, &attempts, &conn);
+		ret = krc_hs_connect(peer, &o, &conn);
 		mutex_unlock(&peer->connect_lock);
 		if (ret)
 			break;
@@ -467,12 +479,12 @@ int krc_peer_connect(const u8 gid[16], unsigned long timeout_ms,
 		     struct krcore_qconnect *qc, struct krc_peer **peerp,
 		     struct krc_conn **connp)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
+	struct krc_hs_opts o = {
+		.deadline = jiffies + msecs_to_jiffies(timeout_ms),
+	};
 	u64 start = ktime_get_ns();
 	struct krc_conn *conn = NULL;
 	struct krc_peer *peer;
-	u64 old_incarnation;
-	bool cached;
 	int ret = 0;
 
 	if (!READ_ONCE(krc_node.up))
@@ -505,39 +517,28 @@ int krc_peer_connect(const u8 gid[16], unsigned long timeout_ms,
 		goto unlock;
 	}
 
-	/* 2./3. The card, cached or READ from the MetaServer. */
-	cached = READ_ONCE(peer->card_valid);
-	if (cached) {
+	/*
+	 * 2./3. The card, cached or READ from the MetaServer. A cached card
+	 * may be stale (the peer reloaded: new QPNs, new incarnation): the
+	 * handshake READs it again if its first request goes unanswered.
+	 */
+	o.verify_card = READ_ONCE(peer->card_valid);
+	if (o.verify_card) {
 		qc->path |= KRCORE_PATH_CACHED;
 	} else {
-		ret = krc_peer_refresh(peer, &qc->reads);
+		ret = krc_peer_refresh(peer, &o.reads);
 		if (ret)
 			goto unlock;
 		qc->path |= KRCORE_PATH_LOOKUP;
 	}
-	old_incarnation = peer->card.incarnation;
-
-	/*
-	 * A cached card may be stale (the peer reloaded: new QPNs, new
-	 * incarnation). If its first attempt goes unanswered or is refused
-	 * as stale, READ the card again before trying further.
-	 */
-	ret = krc_hs_connect(peer, deadline, cached ? 1 : 0, &qc->attempts,
-			     &conn);
-	if (cached && (ret == -ETIMEDOUT || ret == -ESTALE)) {
-		int r = krc_peer_refresh(peer, &qc->reads);
-
-		if (!r) {
-			qc->path |= KRCORE_PATH_LOOKUP;
-			if (peer->card.incarnation != old_incarnation)
-				qc->path |= KRCORE_PATH_REFRESHED;
-		}
-		if (!r || r == -EHOSTUNREACH)
-			ret = krc_hs_connect(peer, deadline, 0, &qc->attempts,
-					     &conn);
-		else
-			ret = r;
-	}
+	ret = krc_hs_connect(peer, &o, &conn);
+	if (o.looked_up)
+		qc->path |= KRCORE_PATH_LOOKUP;
+	if (o.refreshed)
+		qc->path |= KRCORE_PATH_REFRESHED;
+	/* The node left the MetaServer and does not answer: it is gone. */
+	if (ret == -ETIMEDOUT && o.lookup_error == -ENXIO)
+		ret = -ENXIO;
 	if (!ret) {
 		qc->path |= KRCORE_PATH_HANDSHAKE;
 		atomic64_inc(&peer->handshakes);
@@ -545,6 +546,8 @@ int krc_peer_connect(const u8 gid[16], unsigned long timeout_ms,
 	}
 unlock:
 	mutex_unlock(&peer->connect_lock);
+	qc->attempts = o.attempts;
+	qc->reads = o.reads;
 	if (ret)
 		goto fail;
 done:

@@ -211,6 +211,9 @@ static long krc_ioc_probe(struct krc_vq *vq, void __user *uarg)
 			    KRCORE_CARD_SIZE);
 	if (!ret)
 		ret = krc_kop_wait(kop, 2000);
+	/* Some transports (rxe) never time a request out: we do. */
+	if (ret == -ETIMEDOUT || ret == -EIO)
+		krc_conn_fail(conn);
 	pr.elapsed_ns = ktime_get_ns() - start;
 	if (!ret)
 		ret = krc_card_decode(kop->buf, &pr.card) ? -EBADMSG : 0;

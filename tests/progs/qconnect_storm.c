@@ -22,6 +22,7 @@
 struct result {
 	int ret;
 	uint32_t path;
+	uint32_t conn_id;
 	uint64_t elapsed_ns;
 };
 
@@ -45,6 +46,7 @@ static void worker(const char *addr, struct result *res, int n, int hold)
 		if (res[i].ret < 0)
 			fprintf(stderr, "qconnect_storm: %s\n", krc_errmsg());
 		res[i].path = qc.path;
+		res[i].conn_id = qc.conn_id;
 		res[i].elapsed_ns = qc.elapsed_ns;
 		if (!hold) {
 			krc_vq_close(vqs[i]);
@@ -62,7 +64,8 @@ int main(int argc, char **argv)
 	unsigned int by_path[64] = { 0 };
 	uint64_t *pooled;
 	struct result *res;
-	int npooled = 0;
+	int npooled = 0, nconns = 0, k;
+	uint32_t conns[16];
 	char path[64];
 
 	if (argc < 4) {
@@ -99,6 +102,10 @@ int main(int argc, char **argv)
 			continue;
 		}
 		by_path[res[i].path & 63]++;
+		for (k = 0; k < nconns && conns[k] != res[i].conn_id; k++)
+			;
+		if (k == nconns && nconns < 16)
+			conns[nconns++] = res[i].conn_id;
 		if ((res[i].path & KRCORE_PATH_POOLED) && pooled)
 			pooled[npooled++] = res[i].elapsed_ns;
 	}
@@ -109,6 +116,7 @@ int main(int argc, char **argv)
 			printf("  path %-28s %u\n",
 			       krc_path_str((uint32_t)i, path, sizeof(path)),
 			       by_path[i]);
+	printf("  pooled connections used: %d\n", nconns);
 	if (npooled) {
 		qsort(pooled, (size_t)npooled, sizeof(*pooled), cmp_u64);
 		printf("  pooled qconnect in the kernel: median %llu ns, p99 %llu ns\n",

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * ud_garbage - send malformed datagrams to a node's control QP with
+ * user-space verbs (what a buggy or hostile process on the network could
+ * do): random bytes, truncated messages, good headers with bad fields.
+ *
+ *   ud_garbage IBDEV GID_INDEX PEER_ADDR PEER_MAC QPN QKEY COUNT
+ * Prints how many datagrams were sent; exit 0 if all were sent.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/verbs.h>
+
+#include "card.h"
+#include "proto.h"
+
+#define BUF	256
+
+static int parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned int m[6];
+	int i;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4],
+		   &m[5]) != 6)
+		return -1;
+	for (i = 0; i < 6; i++)
+		mac[i] = (uint8_t)m[i];
+	return 0;
+}
+
+/* A well-formed REQ, then one field broken per variant. */
+static size_t make_msg(uint8_t *buf, unsigned int i, unsigned int *seed)
+{
+	struct krc_msg m;
+	size_t len = KRC_MSG_SIZE, k;
+
+	memset(&m, 0, sizeof(m));
+	m.type = KRC_MSG_CONNECT_REQ;
+	m.req_id = i;
+	m.card.card_version = KRCORE_CARD_VERSION;
+	m.card.gid[10] = 0xff;
+	m.card.gid[11] = 0xff;
+	m.card.gid[12] = 10;
+	m.card.gid[13] = 99;
+	m.card.gid[15] = 1;
+	m.card.flags = KRCORE_CARD_F_ROCE_V2 | KRCORE_CARD_F_IPV4;
+	m.card.node_id = 1;
+	m.card.port_num = 1;
+	m.card.active_mtu = 3;
+	m.card.incarnation = 1;
+	m.qpn = 100;
+	krc_msg_encode(&m, buf);
+	switch (i % 6) {
+	case 0:		/* random bytes */
+		for (k = 0; k < BUF; k++)
+			buf[k] = (uint8_t)rand_r(seed);
+		len = (size_t)(rand_r(seed) % BUF) + 1;
+		break;
+	case 1:		/* truncated */
+		len = (size_t)(rand_r(seed) % KRC_MSG_SIZE);
+		break;
+	case 2:		/* unknown version */
+		buf[4] = 99;
+		break;
+	case 3:		/* unknown type */
+		buf[5] = 77;
+		break;
+	case 4:		/* QPN out of range */
+		krc_put_le32(buf + 88, 1u << 24);
+		break;
+	default:	/* card with a bad version */
+		buf[16 + 22] = 9;
+		break;
+	}
+	return len ? len : 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	struct ibv_qp_init_attr init = {};
+	struct ibv_qp_attr attr = {};
+	struct ibv_ah_attr ah_attr = {};
+	unsigned int seed = 42, i, count, sent = 0;
+	struct ibv_wc wc;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	struct ibv_ah *ah;
+	uint8_t *buf, gid[16], mac[6];
+	int n, gid_index;
+
+	if (argc != 8) {
+		fprintf(stderr, "usage: ud_garbage IBDEV GID_INDEX PEER_ADDR PEER_MAC QPN QKEY COUNT\n");
+		return 2;
+	}
+	gid_index = atoi(argv[2]);
+	if (krc_gid_parse(argv[3], gid) || parse_mac(argv[4], mac)) {
+		fprintf(stderr, "ud_garbage: bad address\n");
+		return 2;
+	}
+	(void)mac;	/* rdma-core resolves it for user space */
+	count = (unsigned int)atoi(argv[7]);
+	list = ibv_get_device_list(&n);
+	for (i = 0; list && (int)i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
+			ctx = ibv_open_device(list[i]);
+	if (!ctx) {
+		fprintf(stderr, "ud_garbage: no device %s\n", argv[1]);
+		return 1;
+	}
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	buf = calloc(1, BUF);
+	mr = pd && buf ? ibv_reg_mr(pd, buf, BUF, IBV_ACCESS_LOCAL_WRITE) : NULL;
+	if (!cq || !mr)
+		return 1;
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	init.qp_type = IBV_QPT_UD;
+	init.cap.max_send_wr = 16;
+	init.cap.max_recv_wr = 1;
+	init.cap.max_send_sge = 1;
+	init.cap.max_recv_sge = 1;
+	qp = ibv_create_qp(pd, &init);
+	if (!qp)
+		return 1;
+	attr.qp_state = IBV_QPS_INIT;
+	attr.port_num = 1;
+	attr.qkey = 0x11111111;
+	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY))
+		return 1;
+	attr.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE))
+		return 1;
+	attr.qp_state = IBV_QPS_RTS;
+	attr.sq_psn = 0;
+	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		return 1;
+	ah_attr.is_global = 1;
+	memcpy(ah_attr.grh.dgid.raw, gid, 16);
+	ah_attr.grh.sgid_index = (uint8_t)gid_index;
+	ah_attr.grh.hop_limit = 64;
+	ah_attr.port_num = 1;
+	ah = ibv_create_ah(pd, &ah_attr);
+	if (!ah) {
+		perror("ud_garbage: ibv_create_ah");
+		return 1;
+	}
+	for (i = 0; i < count; i++) {
+		struct ibv_sge sge = {
+			.addr = (uintptr_t)buf,
+			.lkey = mr->lkey,
+		};
+		struct ibv_send_wr wr = {}, *bad;
+
+		sge.length = (uint32_t)make_msg(buf, i, &seed);
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_SEND;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = (uint32_t)strtoul(argv[5], NULL, 0);
+		wr.wr.ud.remote_qkey = (uint32_t)strtoul(argv[6], NULL, 0);
+		if (ibv_post_send(qp, &wr, &bad))
+			break;
+		while ((n = ibv_poll_cq(cq, 1, &wc)) == 0)
+			;
+		if (n < 0 || wc.status != IBV_WC_SUCCESS)
+			break;
+		sent++;
+	}
+	printf("ud_garbage: sent %u of %u malformed datagrams\n", sent, count);
+	return sent == count ? 0 : 1;
+}
