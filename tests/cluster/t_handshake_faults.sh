@@ -101,7 +101,7 @@ barrier d_done
 if [ "$KRC_NODE" = 1 ]; then
 	card=$(krctl lookup "$N3")
 	gidx=$(krctl status | sed -n 's/.*rxe0\/1: .* gid\[\([0-9]*\)\].*/\1/p')
-	out=$("$KRC_TBIN/ud_garbage" rxe0 "$gidx" "$N3" "$(kv mac "$card")" \
+	out=$("$KRC_TBIN/ud_garbage" rxe0 "$gidx" "$N3" \
 		"$(kv ud_qpn "$card")" "$(kv ud_qkey "$card")" 60)
 	echo "$out"
 	check "E: 60 malformed datagrams sent" 'echo "$out" | grep -q "sent 60 of 60"'

@@ -4,7 +4,7 @@
  * user-space verbs (what a buggy or hostile process on the network could
  * do): random bytes, truncated messages, good headers with bad fields.
  *
- *   ud_garbage IBDEV GID_INDEX PEER_ADDR PEER_MAC QPN QKEY COUNT
+ *   ud_garbage IBDEV GID_INDEX PEER_ADDR QPN QKEY COUNT
  * Prints how many datagrams were sent; exit 0 if all were sent.
  */
 #include <arpa/inet.h>
@@ -18,19 +18,6 @@
 #include "proto.h"
 
 #define BUF	256
-
-static int parse_mac(const char *s, uint8_t mac[6])
-{
-	unsigned int m[6];
-	int i;
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4],
-		   &m[5]) != 6)
-		return -1;
-	for (i = 0; i < 6; i++)
-		mac[i] = (uint8_t)m[i];
-	return 0;
-}
 
 /* A well-formed REQ, then one field broken per variant. */
 static size_t make_msg(uint8_t *buf, unsigned int i, unsigned int *seed)
@@ -93,20 +80,19 @@ int main(int argc, char **argv)
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
 	struct ibv_ah *ah;
-	uint8_t *buf, gid[16], mac[6];
+	uint8_t *buf, gid[16];
 	int n, gid_index;
 
-	if (argc != 8) {
-		fprintf(stderr, "usage: ud_garbage IBDEV GID_INDEX PEER_ADDR PEER_MAC QPN QKEY COUNT\n");
+	if (argc != 7) {
+		fprintf(stderr, "usage: ud_garbage IBDEV GID_INDEX PEER_ADDR QPN QKEY COUNT\n");
 		return 2;
 	}
 	gid_index = atoi(argv[2]);
-	if (krc_gid_parse(argv[3], gid) || parse_mac(argv[4], mac)) {
+	if (krc_gid_parse(argv[3], gid)) {
 		fprintf(stderr, "ud_garbage: bad address\n");
 		return 2;
 	}
-	(void)mac;	/* rdma-core resolves it for user space */
-	count = (unsigned int)atoi(argv[7]);
+	count = (unsigned int)atoi(argv[6]);
 	list = ibv_get_device_list(&n);
 	for (i = 0; list && (int)i < n; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
@@ -167,8 +153,8 @@ int main(int argc, char **argv)
 		wr.opcode = IBV_WR_SEND;
 		wr.send_flags = IBV_SEND_SIGNALED;
 		wr.wr.ud.ah = ah;
-		wr.wr.ud.remote_qpn = (uint32_t)strtoul(argv[5], NULL, 0);
-		wr.wr.ud.remote_qkey = (uint32_t)strtoul(argv[6], NULL, 0);
+		wr.wr.ud.remote_qpn = (uint32_t)strtoul(argv[4], NULL, 0);
+		wr.wr.ud.remote_qkey = (uint32_t)strtoul(argv[5], NULL, 0);
 		if (ibv_post_send(qp, &wr, &bad))
 			break;
 		while ((n = ibv_poll_cq(cq, 1, &wc)) == 0)
