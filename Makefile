@@ -19,8 +19,8 @@ ALL_CFLAGS = -std=gnu11 -fPIC $(WARN) $(CFLAGS) $(CPPFLAGS) -MMD -MP
 LIB_VERSION := 0.1.0
 LIB_SONAME  := libkrcore.so.0
 
-COMMON_SRCS := common/card.c common/hash.c common/meta_table.c common/proto.c
-LIB_SRCS    := lib/vq.c lib/query.c lib/connect.c $(COMMON_SRCS)
+COMMON_SRCS := common/card.c common/hash.c common/meta_table.c common/proto.c common/wr_check.c
+LIB_SRCS    := lib/vq.c lib/query.c lib/connect.c lib/dataplane.c $(COMMON_SRCS)
 LIB_OBJS    := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOLS       := $(BUILD)/bin/krctl
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)

@@ -80,6 +80,49 @@ int krc_peer_info(struct krc_vq *vq, unsigned int index,
 		  struct krcore_peer_info *info);
 
 /*
+ * Memory registration: pin [addr, addr + length) of this process for
+ * RDMA (enum krcore_access). The lkey serves every VQ of this process,
+ * the rkey is for peers. Deregistration waits until no request uses it.
+ */
+struct krc_mr {
+	void *addr;
+	size_t length;
+	uint32_t lkey;
+	uint32_t rkey;
+};
+
+int krc_reg_mr(struct krc_vq *vq, void *addr, size_t length,
+	       unsigned int access, struct krc_mr *mr);
+int krc_dereg_mr(struct krc_vq *vq, const struct krc_mr *mr);
+
+/*
+ * Post @n work requests (struct krcore_wr, see the UAPI) in one system
+ * call. Returns how many were posted; if not all, krc_errmsg() says why the
+ * next one was not and krc_qpush_result() has its errno and reason. Returns
+ * -errno if none was posted (-EAGAIN: queue full, retry after a qpop).
+ */
+int krc_qpush(struct krc_vq *vq, const struct krcore_wr *wrs, unsigned int n);
+const struct krcore_qpush *krc_qpush_result(const struct krc_vq *vq);
+
+/*
+ * Up to @max completions of this VQ: krc_qpop never blocks (and makes no
+ * system call); krc_qpop_wait sleeps up to @timeout_ms (-1: forever) when
+ * there is none. Not thread-safe for one VQ.
+ */
+int krc_qpop(struct krc_vq *vq, struct krcore_cqe *cqes, unsigned int max);
+int krc_qpop_wait(struct krc_vq *vq, struct krcore_cqe *cqes, unsigned int max,
+		  int timeout_ms);
+
+/* One signaled READ / WRITE and wait for it (0 or -errno; -EIO: failed). */
+int krc_read_sync(struct krc_vq *vq, void *local, uint32_t lkey, size_t len,
+		  uint64_t raddr, uint32_t rkey, int timeout_ms);
+int krc_write_sync(struct krc_vq *vq, const void *local, uint32_t lkey,
+		   size_t len, uint64_t raddr, uint32_t rkey, int timeout_ms);
+
+/* A completion status as text. */
+const char *krc_wc_status_str(uint32_t status);
+
+/*
  * Node addresses. krc_gid_parse() takes dotted IPv4 ("10.0.0.1") or an
  * IPv6/GID text; krc_gid_format() writes the short text of a GID (dotted
  * IPv4 when IPv4-mapped), KRC_GID_STRLEN bytes are always enough.

@@ -94,18 +94,23 @@ static void krc_kop_complete(struct krc_kop *kop, struct ib_wc *wc)
 
 static void krc_conn_dispatch(struct krc_conn *conn, struct ib_wc *wc)
 {
-	atomic_dec(&conn->outstanding);
-	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
-		pr_warn_ratelimited("krcore: conn %u (qp %u): %s\n", conn->id,
-				    conn->qpn, ib_wc_status_msg(wc->status));
+	bool failed = wc->status != IB_WC_SUCCESS &&
+		      wc->status != IB_WC_WR_FLUSH_ERR;
+
+	if (krc_cookie_is_vq(wc->wr_id)) {
+		/* First: the request that failed gets its own status. */
+		krc_dp_dispatch(conn, wc);
+	} else {
+		atomic_dec(&conn->outstanding);
+		krc_kop_complete((struct krc_kop *)(uintptr_t)wc->wr_id, wc);
+	}
+	if (failed) {
+		if (!krc_cookie_is_vq(wc->wr_id))
+			pr_warn_ratelimited("krcore: conn %u (qp %u): %s\n",
+					    conn->id, conn->qpn,
+					    ib_wc_status_msg(wc->status));
 		krc_conn_fail(conn);
 	}
-	if (!(wc->wr_id & 1)) {
-		krc_kop_complete((struct krc_kop *)(uintptr_t)wc->wr_id, wc);
-		return;
-	}
-	/* VQ requests come with the data plane. */
-	krc_event(KRC_EV_STRAY_COMPLETIONS);
 }
 
 static void krc_conn_poll(struct krc_conn *conn)
@@ -156,10 +161,20 @@ static void krc_conn_qp_event(struct ib_event *ev, void *ctx)
 
 static void krc_conn_teardown(struct krc_conn *conn);
 
+/* Requests still posted on @conn: kernel ones and VQ ones. */
+static bool krc_conn_busy(struct krc_conn *conn)
+{
+	return atomic_read(&conn->outstanding) > 0 ||
+	       READ_ONCE(conn->sq_head) != READ_ONCE(conn->sq_tail);
+}
+
 /* The last reference went in a context that cannot sleep: free here. */
 static void krc_conn_free(struct krc_conn *conn)
 {
+	krc_conn_untrack(conn);
 	krc_peer_put(conn->peer);
+	kvfree(conn->sq);
+	kvfree(conn->rec);
 	kfree(conn);
 	krc_obj_destroyed(KRC_OBJ_CONN);
 }
@@ -189,12 +204,25 @@ struct krc_conn *krc_conn_create(void)
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 	if (!conn)
 		return ERR_PTR(-ENOMEM);
+	conn->sq_size = depth;
+	conn->sq = kvcalloc(depth, sizeof(*conn->sq), GFP_KERNEL);
+	conn->rec = kvcalloc(depth, sizeof(*conn->rec), GFP_KERNEL);
+	if (!conn->sq || !conn->rec) {
+		kvfree(conn->sq);
+		kvfree(conn->rec);
+		kfree(conn);
+		return ERR_PTR(-ENOMEM);
+	}
 	kref_init(&conn->ref);
 	INIT_LIST_HEAD(&conn->node);
 	spin_lock_init(&conn->cq_lock);
 	spin_lock_init(&conn->lock);
 	INIT_WORK(&conn->kill_work, krc_conn_free_work);
 	INIT_DELAYED_WORK(&conn->rtu_work, krc_rtu_work_fn);
+	INIT_WORK(&conn->recover_work, krc_recover_work);
+	init_waitqueue_head(&conn->drain_wq);
+	INIT_LIST_HEAD(&conn->vqs);
+	INIT_LIST_HEAD(&conn->all_node);
 	atomic_set(&conn->outstanding, 0);
 	conn->id = atomic_inc_return(&krc_conn_ids);
 	conn->psn = get_random_u32() & 0xffffff;
@@ -239,6 +267,7 @@ struct krc_conn *krc_conn_create(void)
 	if (ret)
 		goto err;
 	ib_req_notify_cq(conn->cq, IB_CQ_NEXT_COMP);
+	krc_conn_track(conn);
 	return conn;
 err:
 	pr_err_ratelimited("krcore: cannot create an RC connection: %d\n", ret);
@@ -271,7 +300,8 @@ void krc_conn_put(struct krc_conn *conn)
 
 bool krc_conn_usable(struct krc_conn *conn)
 {
-	return conn->state == KRC_CONN_READY && !READ_ONCE(conn->dead);
+	return conn->state == KRC_CONN_READY && !READ_ONCE(conn->dead) &&
+	       !READ_ONCE(conn->failing);
 }
 
 void krc_conn_set_error(struct krc_conn *conn)
@@ -289,6 +319,7 @@ void krc_conn_set_error(struct krc_conn *conn)
 void krc_conn_fail(struct krc_conn *conn)
 {
 	krc_conn_set_error(conn);
+	krc_conn_fail_async(conn);
 	if (conn->peer && !conn->peer->local)
 		krc_peer_suspect(conn->peer);
 }
@@ -314,9 +345,9 @@ static void krc_conn_teardown(struct krc_conn *conn)
 	if (conn->qp) {
 		ib_modify_qp(conn->qp, &attr, IB_QP_STATE);
 		/* Flushed completions arrive for everything still posted. */
-		for (i = 0; i < 2000 && atomic_read(&conn->outstanding) > 0; i++) {
+		for (i = 0; i < 2000 && krc_conn_busy(conn); i++) {
 			krc_conn_poll(conn);
-			if (atomic_read(&conn->outstanding) > 0)
+			if (krc_conn_busy(conn))
 				usleep_range(500, 1000);
 		}
 		if (atomic_read(&conn->outstanding) > 0)

@@ -31,8 +31,10 @@
 #include <rdma/ib_verbs.h>
 
 #include "../include/uapi/krcore.h"
+#include "cookie.h"
 #include "meta_table.h"
 #include "proto.h"
+#include "wr_check.h"
 #include "stats.h"
 
 #define KRC_VERSION	"0.2.0"
@@ -115,6 +117,49 @@ void krc_msgbuf_sync(struct ib_qp *qp, struct krc_msgbuf *b);
 int krc_msgbuf_send(struct ib_qp *qp, struct krc_msgbuf *b,
 		    const struct krc_msg *msg);
 
+/*
+ * A process (an address space) using krcore: its memory registrations,
+ * usable by all its VQs. Goes with its last VQ.
+ */
+struct krc_proc {
+	struct hlist_node hnode;	/* krc_procs, by mm */
+	struct kref ref;
+	struct mm_struct *mm;		/* the key (mmgrab'ed) */
+	struct mutex lock;		/* registrations */
+	struct xarray mrs;		/* lkey -> struct krc_mr */
+	wait_queue_head_t wq;		/* an MR's last request completed */
+};
+
+struct krc_mr {
+	struct krc_mr_view view;	/* what the request check sees */
+	struct ib_mr *ibmr;
+	struct krc_proc *proc;
+	atomic_t inflight;		/* requests using it */
+	bool dying;			/* being deregistered */
+	struct rcu_head rcu;
+};
+
+/*
+ * A request on the send queue of a shared QP, in posting order. RC
+ * completes requests in order, so a completion retires every entry up to
+ * its own, signaled or not.
+ */
+struct krc_sq_ent {
+	u64 cookie;			/* the hardware wr_id */
+	struct krc_vq *vq;
+	u16 slot;
+	unsigned long posted;		/* jiffies, for the watchdog */
+};
+
+/* One outstanding request of a VQ. */
+struct krc_slot {
+	u32 gen;			/* cookie generation */
+	bool busy;
+	struct krcore_wr wr;		/* as posted: re-posted by recovery */
+	struct krc_mr *mrs[KRCORE_MAX_SGE];
+	u32 len;			/* bytes it moves */
+};
+
 enum krc_conn_state {
 	KRC_CONN_SPARE		= 0,	/* created, INIT, in the spare list */
 	KRC_CONN_CONNECTING	= KRCORE_CONN_CONNECTING,
@@ -150,6 +195,19 @@ struct krc_conn {
 	struct delayed_work rtu_work;
 	int rtu_tries;
 	bool rtu_acked;
+	/* data plane, under lock */
+	struct krc_sq_ent *sq;		/* in posting order, sq_size entries */
+	u32 sq_size;
+	u32 sq_head;			/* free-running */
+	u32 sq_tail;
+	struct list_head vqs;		/* VQs bound to it */
+	bool failing;			/* QP in error: recovery owns it */
+	struct krc_vq *culprit;		/* whose request broke it */
+	struct krc_sq_ent *rec;		/* entries waiting for recovery */
+	u32 nrec;
+	struct work_struct recover_work;
+	wait_queue_head_t drain_wq;	/* sq emptied (recovery) */
+	struct list_head all_node;	/* krc_conns, for the watchdog */
 };
 
 /* An address handle to a peer's control QP, shared by in-flight sends. */
@@ -200,13 +258,49 @@ struct krc_node {
 
 extern struct krc_node krc_node;
 
+/* Scratch space of one qpush batch (KRC_PUSH_BATCH requests). */
+#define KRC_PUSH_BATCH	16
+
+union krc_ib_wr {
+	struct ib_send_wr send;
+	struct ib_rdma_wr rdma;
+	struct ib_atomic_wr atomic;
+};
+
+struct krc_push_scratch {
+	struct krcore_wr uwr[KRC_PUSH_BATCH];
+	union krc_ib_wr wr[KRC_PUSH_BATCH];
+	struct ib_sge sge[KRC_PUSH_BATCH][KRCORE_MAX_SGE];
+	u16 slot[KRC_PUSH_BATCH];
+};
+
 /* A virtual queue: one per open file of /dev/krcore. */
 struct krc_vq {
 	struct mutex lock;		/* serialises the VQ's requests */
 	pid_t owner_tgid;
+	u32 id;				/* in krc_vqs; the cookies' VQ id */
+	struct mm_struct *mm;		/* the opener's address space */
+	struct krc_proc *proc;
 	struct krc_conn *conn;		/* after qconnect, a reference */
 	struct krc_peer *peer;		/* after qconnect, a reference */
 	u32 port;
+	struct list_head conn_node;	/* on conn->vqs */
+	/* data plane, allocated at qconnect; dlock guards what follows */
+	spinlock_t dlock;
+	u32 depth;			/* outstanding requests allowed */
+	u32 inflight;
+	bool closing;			/* no completion is written any more */
+	struct krc_slot *slots;
+	u16 *free;			/* stack of free slot numbers */
+	u32 nfree;
+	void *ring_mem;			/* vmalloc_user: header, then entries */
+	size_t ring_size;
+	struct krcore_ring *ring;
+	struct krcore_cqe *cqes;
+	u32 entries;
+	u32 prod;			/* the kernel's producer index */
+	wait_queue_head_t wq;		/* completions; inflight reaching 0 */
+	struct krc_push_scratch *scratch;
 };
 
 /* Module parameters (main.c). */
@@ -223,6 +317,8 @@ extern bool krc_param_meta_host;
 extern char *krc_param_meta_server;
 extern uint krc_param_meta_port;
 extern uint krc_param_meta_slots;
+extern uint krc_param_vq_depth;
+extern uint krc_param_wr_timeout_ms;
 extern bool krc_param_prewarm;
 extern uint krc_param_ctrl_qkey;
 extern int krc_fault_ctrl_drop_rx;
@@ -317,6 +413,7 @@ void krc_peers_count(u32 *peers, u32 *conns);
 void krc_peers_drop_all(void);
 struct krc_peer **krc_peers_snapshot(void);
 void krc_peer_prewarm(const struct krcore_card *card);
+void krc_peer_grow(struct krc_peer *peer);
 
 /* meta_host.c: hosting the MetaServer table */
 int krc_meta_host_start(struct krc_node *node);
@@ -331,6 +428,34 @@ int krc_meta_start(struct krc_node *node);
 void krc_meta_stop(struct krc_node *node);
 int krc_meta_lookup(const u8 gid[16], struct krcore_card *card, u32 *reads);
 void krc_meta_info(struct krcore_node_info *info);
+
+/* mr.c: processes and their memory registrations */
+struct krc_proc *krc_proc_get(struct mm_struct *mm);
+void krc_proc_put(struct krc_proc *proc);
+int krc_mr_reg(struct krc_proc *proc, struct krcore_reg_mr *req);
+int krc_mr_dereg(struct krc_proc *proc, u32 lkey);
+const struct krc_mr_view *krc_mr_find(void *proc, u32 lkey);
+bool krc_mr_hold(struct krc_mr *mr);
+void krc_mr_put_inflight(struct krc_mr *mr);
+
+/* send.c: posting */
+int krc_vq_push(struct krc_vq *vq, const struct krcore_wr __user *uwrs,
+		u32 count, struct krcore_qpush *res);
+int krc_post_one(struct krc_conn *conn, struct krc_vq *vq, u16 slot);
+
+/* complete.c: completions of VQ requests */
+void krc_dp_dispatch(struct krc_conn *conn, struct ib_wc *wc);
+void krc_dp_complete(struct krc_sq_ent *e, u32 status, u32 byte_len);
+int krc_vq_dp_init(struct krc_vq *vq);
+void krc_vq_dp_free(struct krc_vq *vq);
+
+/* recovery.c */
+void krc_conn_fail_async(struct krc_conn *conn);
+void krc_recover_work(struct work_struct *work);
+int krc_watchdog_init(void);
+void krc_watchdog_exit(void);
+void krc_conn_track(struct krc_conn *conn);
+void krc_conn_untrack(struct krc_conn *conn);
 
 /* vq.c */
 int krc_chardev_init(void);

@@ -52,6 +52,15 @@ uint krc_param_connect_timeout_ms = 10000;
 module_param_named(connect_timeout_ms, krc_param_connect_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(connect_timeout_ms, "Default bound of a qconnect (default 10000)");
 
+uint krc_param_vq_depth = 128;
+module_param_named(vq_depth, krc_param_vq_depth, uint, 0444);
+MODULE_PARM_DESC(vq_depth, "Outstanding requests allowed per VQ (default 128)");
+
+uint krc_param_wr_timeout_ms = 5000;
+module_param_named(wr_timeout_ms, krc_param_wr_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(wr_timeout_ms,
+		 "A request outstanding longer fails its connection, which is recovered (default 5000)");
+
 bool krc_param_meta_host;
 module_param_named(meta_host, krc_param_meta_host, bool, 0444);
 MODULE_PARM_DESC(meta_host, "Host the MetaServer table on this node (default no)");
@@ -124,6 +133,7 @@ static int __init krc_init(void)
 		goto err_stats;
 	}
 	krc_conn_init();
+	krc_watchdog_init();
 	ret = krc_device_init();
 	if (ret)
 		goto err_wq;
@@ -140,6 +150,7 @@ err_device:
 	krc_node_stop();
 	krc_device_exit();
 err_wq:
+	krc_watchdog_exit();
 	destroy_workqueue(krc_wq);
 err_stats:
 	krc_stats_exit();
@@ -151,6 +162,7 @@ static void __exit krc_exit(void)
 	krc_chardev_exit();
 	krc_node_stop();
 	krc_device_exit();
+	krc_watchdog_exit();
 	destroy_workqueue(krc_wq);
 	krc_stats_exit();
 	if (!krc_stats_report_leaks())

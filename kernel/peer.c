@@ -241,7 +241,11 @@ void krc_peer_forget_incarnation(struct krc_peer *peer, u64 incarnation)
 	list_for_each_entry_safe(conn, tmp, &dead, node) {
 		list_del_init(&conn->node);
 		krc_conn_set_error(conn);
-		krc_conn_kill(conn);
+		/* VQs on it: recovery moves them and their requests. */
+		if (atomic_read(&conn->nvqs))
+			krc_conn_fail_async(conn);
+		else
+			krc_conn_kill(conn);
 		krc_conn_put(conn);	/* the pool's reference */
 		krc_event(KRC_EV_CONNS_DROPPED);
 	}
@@ -432,7 +436,7 @@ static void krc_peer_grow_work(struct work_struct *work)
 	krc_peer_put(peer);
 }
 
-static void krc_peer_grow(struct krc_peer *peer)
+void krc_peer_grow(struct krc_peer *peer)
 {
 	if (peer->local)
 		return;

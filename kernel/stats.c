@@ -23,6 +23,8 @@ static const char * const krc_obj_names[KRC_NR_OBJ] = {
 	[KRC_OBJ_PEER] = "peer",
 	[KRC_OBJ_META_MEMBER] = "meta_member",
 	[KRC_OBJ_META_CONN] = "meta_conn",
+	[KRC_OBJ_PROC] = "proc",
+	[KRC_OBJ_USER_MR] = "user_mr",
 };
 
 static const char * const krc_event_names[KRC_NR_EV] = {
@@ -34,6 +36,14 @@ static const char * const krc_event_names[KRC_NR_EV] = {
 	[KRC_EV_QCONNECT_LOCAL] = "qconnect_local",
 	[KRC_EV_QCONNECT_FAILED] = "qconnect_failed",
 	[KRC_EV_PROBES] = "probes",
+	[KRC_EV_WR_POSTED] = "wr_posted",
+	[KRC_EV_WR_REJECTED] = "wr_rejected",
+	[KRC_EV_WR_FULL] = "wr_full",
+	[KRC_EV_WR_ERRORS] = "wr_errors",
+	[KRC_EV_WR_TIMEOUTS] = "wr_timeouts",
+	[KRC_EV_WR_REPOSTED] = "wr_reposted",
+	[KRC_EV_WR_NOT_EXECUTED] = "wr_not_executed",
+	[KRC_EV_RECOVERIES] = "recoveries",
 	[KRC_EV_SPARES_CREATED] = "spares_created",
 	[KRC_EV_SPARES_TAKEN] = "spares_taken",
 	[KRC_EV_SPARES_WAITED] = "spares_waited",

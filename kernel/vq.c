@@ -6,47 +6,159 @@
 #include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/xarray.h>
 
 #include "krcore.h"
 #include "card.h"
 
+/* Every VQ by id: the VQ part of the cookies. */
+static DEFINE_XARRAY_ALLOC1(krc_vqs);
+static u32 krc_vq_next;
+
 static int krc_vq_open(struct inode *inode, struct file *file)
 {
 	struct krc_vq *vq = kzalloc(sizeof(*vq), GFP_KERNEL);
+	int ret;
 
 	if (!vq)
 		return -ENOMEM;
 	mutex_init(&vq->lock);
+	spin_lock_init(&vq->dlock);
+	init_waitqueue_head(&vq->wq);
+	INIT_LIST_HEAD(&vq->conn_node);
 	vq->owner_tgid = task_tgid_nr(current);
+	vq->mm = current->mm;
+	ret = xa_alloc_cyclic(&krc_vqs, &vq->id, vq,
+			      XA_LIMIT(1, KRC_COOKIE_VQ_MAX), &krc_vq_next,
+			      GFP_KERNEL);
+	if (ret < 0) {
+		kfree(vq);
+		return ret == -EBUSY ? -EMFILE : ret;
+	}
+	if (vq->mm) {
+		vq->proc = krc_proc_get(vq->mm);
+		if (!vq->proc) {
+			xa_erase(&krc_vqs, vq->id);
+			kfree(vq);
+			return -ENOMEM;
+		}
+	}
 	file->private_data = vq;
 	krc_obj_created(KRC_OBJ_VQ);
 	return 0;
 }
 
+/* Bind @vq to @conn, which gives its reference to the VQ. */
+static void krc_vq_bind(struct krc_vq *vq, struct krc_conn *conn)
+{
+	unsigned long flags;
+
+	atomic_inc(&conn->nvqs);
+	spin_lock_irqsave(&conn->lock, flags);
+	list_add(&vq->conn_node, &conn->vqs);
+	spin_unlock_irqrestore(&conn->lock, flags);
+	vq->conn = conn;
+}
+
+/* Caller holds vq->lock (recovery moves VQs under it too). */
 static void krc_vq_unbind(struct krc_vq *vq)
 {
-	if (vq->conn) {
-		atomic_dec(&vq->conn->nvqs);
-		krc_conn_put(vq->conn);
+	struct krc_conn *conn = vq->conn;
+	unsigned long flags;
+
+	if (conn) {
+		spin_lock_irqsave(&conn->lock, flags);
+		list_del_init(&vq->conn_node);
+		spin_unlock_irqrestore(&conn->lock, flags);
+		atomic_dec(&conn->nvqs);
+		krc_conn_put(conn);
 		vq->conn = NULL;
 	}
 	krc_peer_put(vq->peer);
 	vq->peer = NULL;
 }
 
+static bool krc_vq_idle(struct krc_vq *vq)
+{
+	return !READ_ONCE(vq->inflight);
+}
+
+/*
+ * A closing VQ: its outstanding requests may still use its registrations,
+ * so they complete first. If they do not (a peer that vanished), the
+ * connection is failed, which flushes them.
+ */
+static bool krc_vq_drain(struct krc_vq *vq)
+{
+	struct krc_conn *conn;
+
+	if (!vq->slots)
+		return true;
+	spin_lock_irq(&vq->dlock);
+	vq->closing = true;
+	spin_unlock_irq(&vq->dlock);
+	if (wait_event_timeout(vq->wq, krc_vq_idle(vq),
+			       msecs_to_jiffies(krc_param_wr_timeout_ms)))
+		return true;
+	mutex_lock(&vq->lock);
+	conn = vq->conn;
+	if (conn)
+		krc_conn_fail_async(conn);
+	mutex_unlock(&vq->lock);
+	return wait_event_timeout(vq->wq, krc_vq_idle(vq),
+				  msecs_to_jiffies(krc_param_connect_timeout_ms +
+						   10000));
+}
+
 static int krc_vq_release(struct inode *inode, struct file *file)
 {
 	struct krc_vq *vq = file->private_data;
 
+	if (!krc_vq_drain(vq)) {
+		/* Never free what the hardware may still complete into. */
+		pr_err("krcore: VQ %u of pid %d: %u requests never completed, VQ leaked\n",
+		       vq->id, vq->owner_tgid, vq->inflight);
+		return 0;
+	}
+	xa_erase(&krc_vqs, vq->id);
+	mutex_lock(&vq->lock);
 	krc_vq_unbind(vq);
+	mutex_unlock(&vq->lock);
+	krc_vq_dp_free(vq);
+	krc_proc_put(vq->proc);
 	mutex_destroy(&vq->lock);
 	kfree(vq);
 	krc_obj_destroyed(KRC_OBJ_VQ);
 	return 0;
+}
+
+static int krc_vq_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct krc_vq *vq = file->private_data;
+	unsigned long size = vma->vm_end - vma->vm_start;
+	void *mem;
+	int ret;
+
+	if (vma->vm_pgoff != KRCORE_MMAP_RING)
+		return -EINVAL;
+	mutex_lock(&vq->lock);
+	mem = vq->ring_mem;
+	if (!mem)
+		ret = -ENOTCONN;
+	else if (size != vq->ring_size)
+		ret = -EINVAL;
+	else
+		ret = remap_vmalloc_range(vma, mem, 0);
+	if (!ret)
+		vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	mutex_unlock(&vq->lock);
+	return ret;
 }
 
 static long krc_ioc_version(void __user *uarg)
@@ -153,18 +265,27 @@ static long krc_ioc_qconnect(struct krc_vq *vq, void __user *uarg)
 	qc.reads = 0;
 	qc.attempts = 0;
 	qc.elapsed_ns = 0;
+	qc.ring_size = 0;
+	qc.depth = 0;
 	memset(&qc.card, 0, sizeof(qc.card));
 
 	mutex_lock(&vq->lock);
 	if (vq->conn) {
 		ret = -EISCONN;
+	} else if (!vq->proc) {
+		ret = -EPERM;		/* a kernel thread */
 	} else {
-		ret = krc_peer_connect(qc.gid, tmo, &qc, &peer, &conn);
+		ret = vq->slots ? 0 : krc_vq_dp_init(vq);
+		if (!ret)
+			ret = krc_peer_connect(qc.gid, tmo, &qc, &peer, &conn);
 		if (!ret) {
-			atomic_inc(&conn->nvqs);
-			vq->conn = conn;
+			/* Reconnecting after recovery lost the peer. */
+			krc_peer_put(vq->peer);
 			vq->peer = peer;
 			vq->port = qc.port;
+			krc_vq_bind(vq, conn);
+			qc.ring_size = vq->ring_size;
+			qc.depth = vq->depth;
 		}
 	}
 	mutex_unlock(&vq->lock);
@@ -226,6 +347,85 @@ out:
 	return ret;
 }
 
+static long krc_ioc_reg_mr(struct krc_vq *vq, void __user *uarg)
+{
+	struct krcore_reg_mr req;
+	int ret;
+
+	if (!vq->proc || current->mm != vq->mm)
+		return -EACCES;
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	ret = krc_mr_reg(vq->proc, &req);
+	if (ret)
+		return ret;
+	if (copy_to_user(uarg, &req, sizeof(req))) {
+		krc_mr_dereg(vq->proc, req.lkey);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+static long krc_ioc_dereg_mr(struct krc_vq *vq, void __user *uarg)
+{
+	struct krcore_dereg_mr req;
+
+	if (!vq->proc || current->mm != vq->mm)
+		return -EACCES;
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (req.reserved)
+		return -EINVAL;
+	return krc_mr_dereg(vq->proc, req.lkey);
+}
+
+static long krc_ioc_qpush(struct krc_vq *vq, void __user *uarg)
+{
+	struct krcore_qpush req;
+	long ret;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (!vq->proc)
+		return -EACCES;
+	ret = krc_vq_push(vq, u64_to_user_ptr(req.wrs), req.count, &req);
+	if (copy_to_user(uarg, &req, sizeof(req)))
+		return -EFAULT;
+	return ret;
+}
+
+static bool krc_vq_ready(struct krc_vq *vq, u32 *avail)
+{
+	*avail = krc_ring_used(READ_ONCE(vq->prod),
+			       READ_ONCE(vq->ring->consumer), vq->entries);
+	return *avail || !READ_ONCE(vq->conn);
+}
+
+static long krc_ioc_qwait(struct krc_vq *vq, void __user *uarg)
+{
+	struct krcore_qwait req;
+	long ret = 0;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (!vq->ring)
+		return -ENOTCONN;
+	if (!krc_vq_ready(vq, &req.available) && req.timeout_ms) {
+		ret = wait_event_interruptible_timeout
+			(vq->wq, krc_vq_ready(vq, &req.available),
+			 msecs_to_jiffies(req.timeout_ms));
+		if (ret == -ERESTARTSYS)
+			ret = -EINTR;
+		else if (ret > 0)
+			ret = 0;
+	}
+	if (!ret && !req.available)
+		ret = READ_ONCE(vq->conn) ? -ETIMEDOUT : -ENOTCONN;
+	if (copy_to_user(uarg, &req, sizeof(req)))
+		return -EFAULT;
+	return ret;
+}
+
 static long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct krc_vq *vq = file->private_data;
@@ -257,6 +457,18 @@ static long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case KRCORE_IOC_PROBE:
 		ret = krc_ioc_probe(vq, uarg);
 		break;
+	case KRCORE_IOC_REG_MR:
+		ret = krc_ioc_reg_mr(vq, uarg);
+		break;
+	case KRCORE_IOC_DEREG_MR:
+		ret = krc_ioc_dereg_mr(vq, uarg);
+		break;
+	case KRCORE_IOC_QPUSH:
+		ret = krc_ioc_qpush(vq, uarg);
+		break;
+	case KRCORE_IOC_QWAIT:
+		ret = krc_ioc_qwait(vq, uarg);
+		break;
 	default:
 		ret = -ENOTTY;
 		break;
@@ -271,6 +483,7 @@ static const struct file_operations krc_vq_fops = {
 	.open = krc_vq_open,
 	.release = krc_vq_release,
 	.unlocked_ioctl = krc_vq_ioctl,
+	.mmap = krc_vq_mmap,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
 };

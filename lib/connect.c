@@ -51,7 +51,9 @@ int krc_qconnect_gid(struct krc_vq *vq, const uint8_t gid[16], uint32_t port,
 	qc->port = port;
 	qc->timeout_ms = timeout_ms;
 	ret = krcl_ioctl(vq, KRCORE_IOC_QCONNECT, qc);
-	return ret < 0 ? connect_fail(ret, gid) : 0;
+	if (ret < 0)
+		return connect_fail(ret, gid);
+	return vq->ring_mem ? 0 : krcl_map_ring(vq, qc->ring_size);
 }
 
 int krc_qconnect(struct krc_vq *vq, const char *addr, uint32_t port,

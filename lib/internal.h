@@ -14,7 +14,18 @@
 struct krc_vq {
 	int fd;
 	struct krcore_version version;
+	/* the completion ring, mapped at qconnect */
+	void *ring_mem;
+	size_t ring_size;
+	struct krcore_ring *ring;
+	struct krcore_cqe *cqes;
+	uint32_t mask;
+	uint32_t cons;
+	struct krcore_qpush last_push;
 };
+
+/* Map the completion ring after a successful qconnect. */
+int krcl_map_ring(struct krc_vq *vq, uint32_t size);
 
 /* Record a message for krc_errmsg() and return @err (a negative errno). */
 int krcl_fail(int err, const char *fmt, ...)

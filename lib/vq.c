@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -91,6 +92,8 @@ void krc_vq_close(struct krc_vq *vq)
 {
 	if (!vq)
 		return;
+	if (vq->ring_mem)
+		munmap(vq->ring_mem, vq->ring_size);
 	close(vq->fd);
 	free(vq);
 }

@@ -20,7 +20,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define KRCORE_ABI_VERSION	2
+#define KRCORE_ABI_VERSION	3
 #define KRCORE_DEVICE_PATH	"/dev/krcore"
 #define KRCORE_IOC_MAGIC	0xC7
 
@@ -128,6 +128,8 @@ struct krcore_qconnect {
 	__u32 attempts;		/* out: handshake requests sent (0: none) */
 	__u64 elapsed_ns;	/* out: time spent in the kernel */
 	struct krcore_card card;	/* out: the peer's card */
+	__u32 ring_size;	/* out: bytes to mmap for the completion ring */
+	__u32 depth;		/* out: outstanding requests allowed */
 };
 
 /*
@@ -226,6 +228,189 @@ struct krcore_peer_info {
 	struct krcore_conn_info conns[KRCORE_PEER_MAX_CONNS];
 };
 
+/*
+ * Data plane.
+ *
+ * Memory: KRCORE_IOC_REG_MR pins a range of the caller's memory
+ * (zero-copy, charged to its RLIMIT_MEMLOCK) and returns its lkey (for the
+ * local side of work requests of every VQ of this process) and rkey (for
+ * peers). KRCORE_IOC_DEREG_MR waits for every request that uses the range
+ * to complete first. Registrations belong to the process: they go when its
+ * last VQ is closed.
+ */
+enum krcore_access {
+	KRCORE_ACCESS_LOCAL_WRITE	= 1 << 0,
+	KRCORE_ACCESS_REMOTE_READ	= 1 << 1,
+	KRCORE_ACCESS_REMOTE_WRITE	= 1 << 2,
+	KRCORE_ACCESS_REMOTE_ATOMIC	= 1 << 3,
+};
+
+struct krcore_reg_mr {
+	__u64 addr;		/* in: start of the range */
+	__u64 length;		/* in */
+	__u32 access;		/* in: enum krcore_access */
+	__u32 lkey;		/* out */
+	__u32 rkey;		/* out */
+	__u32 reserved;
+};
+
+struct krcore_dereg_mr {
+	__u32 lkey;		/* in */
+	__u32 reserved;
+};
+
+/*
+ * Work requests, posted in batches with KRCORE_IOC_QPUSH. Every request is
+ * checked before anything reaches the shared QP; the first one that fails a
+ * check (or does not fit) stops the batch: the ones before it are posted,
+ * it and the ones after are not. @done says how many were posted, @error
+ * (a positive errno) and @reason (enum krcore_reason) why the next one was
+ * not:
+ *   EINVAL        malformed: opcode, flags, SGE count, zero length, atomic
+ *                 length or alignment, reserved fields not zero
+ *   ENOKEY        an lkey this process did not register
+ *   EFAULT        a local buffer outside the registered range
+ *   EACCES        the registration does not allow it (a READ or an atomic
+ *                 needs KRCORE_ACCESS_LOCAL_WRITE)
+ *   EMSGSIZE      longer than the connection carries
+ *   ENOTCONN      the VQ is not connected
+ *   EDESTADDRREQ  a SEND from a VQ connected without a port
+ *   EAGAIN        the VQ or the shared send queue is full: retry later
+ */
+#define KRCORE_MAX_SGE		4
+#define KRCORE_MAX_MSG		(1U << 30)	/* READ/WRITE bytes */
+#define KRCORE_MAX_SEND		4080		/* SEND bytes */
+
+enum krcore_wr_opcode {
+	KRCORE_WR_READ		= 1,
+	KRCORE_WR_WRITE		= 2,
+	KRCORE_WR_WRITE_IMM	= 3,
+	KRCORE_WR_SEND		= 4,
+	KRCORE_WR_SEND_IMM	= 5,
+	KRCORE_WR_ATOMIC_CAS	= 6,	/* 8 bytes, remote_addr 8-aligned */
+	KRCORE_WR_ATOMIC_FAA	= 7,
+};
+
+enum krcore_wr_flags {
+	KRCORE_WR_SIGNALED	= 1 << 0,	/* a completion even on success */
+	KRCORE_WR_FENCE		= 1 << 1,	/* after earlier READs/atomics */
+};
+
+struct krcore_sge {
+	__u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+struct krcore_wr {
+	__u64 wr_id;		/* the user's, returned in the completion */
+	__u8  opcode;		/* enum krcore_wr_opcode */
+	__u8  flags;		/* enum krcore_wr_flags */
+	__u8  num_sge;		/* 1 .. KRCORE_MAX_SGE */
+	__u8  reserved0;
+	__u32 imm_data;		/* *_IMM: the immediate (host order) */
+	__u64 remote_addr;	/* READ, WRITE*, atomics */
+	__u32 rkey;
+	__u32 reserved1;
+	__u64 compare_add;	/* CAS: compare; FAA: add */
+	__u64 swap;		/* CAS: swap */
+	struct krcore_sge sg_list[KRCORE_MAX_SGE];
+};
+
+enum krcore_reason {
+	KRCORE_R_OK = 0,
+	KRCORE_R_OPCODE,	/* unknown opcode */
+	KRCORE_R_FLAGS,		/* unknown flag bits */
+	KRCORE_R_RESERVED,	/* a reserved field is not zero */
+	KRCORE_R_NUM_SGE,	/* 0 or more than KRCORE_MAX_SGE */
+	KRCORE_R_ZERO_LENGTH,	/* an SGE of length 0 */
+	KRCORE_R_TOO_LONG,	/* beyond KRCORE_MAX_MSG / KRCORE_MAX_SEND */
+	KRCORE_R_ATOMIC_SIZE,	/* atomics move exactly 8 bytes, one SGE */
+	KRCORE_R_ATOMIC_ALIGN,	/* remote_addr of an atomic not 8-aligned */
+	KRCORE_R_LKEY,		/* lkey not registered by this process */
+	KRCORE_R_RANGE,		/* local buffer outside its registration */
+	KRCORE_R_ACCESS,	/* registration lacks LOCAL_WRITE */
+	KRCORE_R_NOT_CONNECTED,	/* VQ not connected */
+	KRCORE_R_NO_PORT,	/* SEND without a remote port */
+	KRCORE_R_UNSUPPORTED,	/* the connection cannot carry it */
+	KRCORE_R_VQ_FULL,	/* this VQ's outstanding limit */
+	KRCORE_R_QP_FULL,	/* the shared send queue is full */
+	KRCORE_R_RECOVERING,	/* the connection is being re-established */
+	KRCORE_R_MAX,
+};
+
+struct krcore_qpush {
+	__u64 wrs;		/* in: user pointer to struct krcore_wr[count] */
+	__u32 count;		/* in */
+	__u32 done;		/* out: posted */
+	__u32 error;		/* out: errno of wrs[done] (0: all posted) */
+	__u32 reason;		/* out: enum krcore_reason of wrs[done] */
+};
+
+/*
+ * Completions of a VQ arrive in its ring, mapped read/write by mmap() of the
+ * VQ's file at offset KRCORE_MMAP_RING: a header then @entries entries of
+ * struct krcore_cqe. The kernel writes entries and advances @producer
+ * (release); the user reads entries below @producer and advances @consumer.
+ * Indexes run freely (u32, wrapping); entry i is at index i & (entries - 1).
+ * A failed request always completes, signaled or not. KRCORE_IOC_QWAIT
+ * sleeps until the ring is not empty.
+ */
+#define KRCORE_MMAP_RING	0
+
+enum krcore_wc_status {
+	KRCORE_WC_SUCCESS	= 0,
+	/* 1 .. 21: the RDMA completion status of the request (enum ib_wc_status) */
+	KRCORE_WC_LOC_LEN_ERR	= 1,
+	KRCORE_WC_LOC_PROT_ERR	= 4,
+	KRCORE_WC_FLUSHED	= 5,	/* not executed: an earlier request
+					 * of this VQ failed
+					 */
+	KRCORE_WC_REM_INV_REQ_ERR = 9,
+	KRCORE_WC_REM_ACCESS_ERR = 10,	/* bad rkey, address or access */
+	KRCORE_WC_REM_OP_ERR	= 11,
+	KRCORE_WC_RETRY_EXC_ERR	= 12,	/* the peer did not answer */
+	KRCORE_WC_RNR_RETRY_EXC_ERR = 13,
+	KRCORE_WC_GENERAL_ERR	= 21,
+	/*
+	 * The shared connection failed because of another process's request
+	 * (or the peer went away) while this non-idempotent request (atomic,
+	 * SEND) was outstanding: it was not re-sent, and may or may not have
+	 * been executed. READs and WRITEs are re-posted instead.
+	 */
+	KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN = 64,
+	KRCORE_WC_UNREACHABLE	= 65,	/* recovery found no way to the peer */
+};
+
+struct krcore_cqe {
+	__u64 wr_id;
+	__u32 status;		/* enum krcore_wc_status */
+	__u8  opcode;		/* enum krcore_wr_opcode of the request */
+	__u8  flags;		/* reserved */
+	__u16 reserved;
+	__u32 byte_len;
+	__u32 imm_data;
+	__u64 reserved1;
+};
+
+struct krcore_ring {
+	__u32 producer;		/* written by the kernel */
+	__u32 pad0[15];
+	__u32 consumer;		/* written by the user */
+	__u32 pad1[15];
+	__u32 entries;		/* a power of two */
+	__u32 depth;		/* outstanding requests allowed per VQ */
+	__u32 entry_offset;	/* byte offset of entry 0 in the mapping */
+	__u32 size;		/* bytes to map */
+	__u64 recoveries;	/* times this VQ's connection was recovered */
+	__u64 reserved[4];
+};
+
+struct krcore_qwait {
+	__u32 timeout_ms;	/* in: 0 = do not sleep */
+	__u32 available;	/* out: entries in the ring */
+};
+
 #define KRCORE_IOC_VERSION \
 	_IOWR(KRCORE_IOC_MAGIC, 0x00, struct krcore_version)
 #define KRCORE_IOC_QUERY_CARD \
@@ -242,5 +427,13 @@ struct krcore_peer_info {
 	_IOWR(KRCORE_IOC_MAGIC, 0x06, struct krcore_qconnect)
 #define KRCORE_IOC_PROBE \
 	_IOWR(KRCORE_IOC_MAGIC, 0x07, struct krcore_probe)
+#define KRCORE_IOC_REG_MR \
+	_IOWR(KRCORE_IOC_MAGIC, 0x08, struct krcore_reg_mr)
+#define KRCORE_IOC_DEREG_MR \
+	_IOWR(KRCORE_IOC_MAGIC, 0x09, struct krcore_dereg_mr)
+#define KRCORE_IOC_QPUSH \
+	_IOWR(KRCORE_IOC_MAGIC, 0x0a, struct krcore_qpush)
+#define KRCORE_IOC_QWAIT \
+	_IOWR(KRCORE_IOC_MAGIC, 0x0b, struct krcore_qwait)
 
 #endif /* _UAPI_KRCORE_H */

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * complete.c - completions of VQ requests: from a shared QP's CQ to the
+ * completion ring of the one VQ that posted each request.
+ *
+ * RC completes a QP's requests in order: a completion retires every
+ * request posted before it on that QP, signaled or not, so the shared send
+ * queue is a FIFO of cookies and a completion pops it up to its own. Each
+ * popped request is checked against its VQ (the VQ id and the slot's
+ * generation in the cookie) before anything is written; completions the
+ * user did not ask for are not written; a request that failed always is.
+ *
+ * When a completion reports an error the QP is in error: the request that
+ * failed gets its real status; every later one is moved aside (as the
+ * flushed completions come in) for recovery.c, which re-posts or fails
+ * them on a re-established connection.
+ */
+#include <linux/vmalloc.h>
+
+#include "krcore.h"
+
+/* Write one completion into the ring of @vq. Caller holds vq->dlock. */
+static void krc_ring_write(struct krc_vq *vq, const struct krc_slot *s,
+			   u32 status, u32 byte_len)
+{
+	struct krcore_cqe *cqe = &vq->cqes[vq->prod & (vq->entries - 1)];
+
+	cqe->wr_id = s->wr.wr_id;
+	cqe->status = status;
+	cqe->opcode = s->wr.opcode;
+	cqe->flags = 0;
+	cqe->reserved = 0;
+	cqe->byte_len = byte_len;
+	cqe->imm_data = 0;
+	cqe->reserved1 = 0;
+	vq->prod++;
+	/* The entry before the index that publishes it. */
+	smp_store_release(&vq->ring->producer, vq->prod);
+}
+
+/*
+ * Complete request @e with @status (KRCORE_WC_*): write it to its VQ's
+ * ring if wanted, give back its slot and its registrations. Any context.
+ */
+void krc_dp_complete(struct krc_sq_ent *e, u32 status, u32 byte_len)
+{
+	struct krc_vq *vq = e->vq;
+	unsigned long flags;
+	struct krc_slot *s;
+	bool wake;
+	int k;
+
+	spin_lock_irqsave(&vq->dlock, flags);
+	s = &vq->slots[e->slot];
+	if (!s->busy || krc_cookie_make(vq->id, e->slot, s->gen) != e->cookie) {
+		spin_unlock_irqrestore(&vq->dlock, flags);
+		krc_event(KRC_EV_STRAY_COMPLETIONS);
+		return;
+	}
+	if (!vq->closing &&
+	    (status != KRCORE_WC_SUCCESS || (s->wr.flags & KRCORE_WR_SIGNALED)))
+		krc_ring_write(vq, s, status, byte_len ? byte_len : s->len);
+	for (k = 0; k < s->wr.num_sge; k++) {
+		if (s->mrs[k])
+			krc_mr_put_inflight(s->mrs[k]);
+		s->mrs[k] = NULL;
+	}
+	s->busy = false;
+	vq->free[vq->nfree++] = e->slot;
+	vq->inflight--;
+	wake = wq_has_sleeper(&vq->wq);
+	spin_unlock_irqrestore(&vq->dlock, flags);
+	if (status != KRCORE_WC_SUCCESS)
+		krc_event(KRC_EV_WR_ERRORS);
+	if (wake)
+		wake_up(&vq->wq);
+}
+
+static u32 krc_wc_status(enum ib_wc_status st)
+{
+	/* enum krcore_wc_status takes the RDMA status values as they are. */
+	return st;
+}
+
+/*
+ * A completion of a VQ request on @conn (any context, conn->cq_lock held).
+ */
+void krc_dp_dispatch(struct krc_conn *conn, struct ib_wc *wc)
+{
+	unsigned long flags;
+	u32 n, i, pos;
+	bool first_error = false;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	n = conn->sq_tail - conn->sq_head;
+	for (pos = 0; pos < n; pos++)
+		if (conn->sq[(conn->sq_head + pos) % conn->sq_size].cookie ==
+		    wc->wr_id)
+			break;
+	if (pos == n) {
+		/* Not posted here (already retired, or not ours at all). */
+		spin_unlock_irqrestore(&conn->lock, flags);
+		krc_event(KRC_EV_STRAY_COMPLETIONS);
+		return;
+	}
+	if (!conn->failing && wc->status != IB_WC_SUCCESS) {
+		conn->failing = true;
+		first_error = true;
+	}
+	for (i = 0; i <= pos; i++) {
+		struct krc_sq_ent *e = &conn->sq[conn->sq_head % conn->sq_size];
+		bool own = i == pos;
+
+		conn->sq_head++;
+		if (!conn->failing || (first_error && !own)) {
+			/* Done: before an error, in order, they succeeded. */
+			krc_dp_complete(e, KRCORE_WC_SUCCESS,
+					own ? wc->byte_len : 0);
+		} else if (first_error && wc->status != IB_WC_WR_FLUSH_ERR) {
+			/* The request that broke the QP: its own status. */
+			conn->culprit = e->vq;
+			krc_dp_complete(e, krc_wc_status(wc->status), 0);
+		} else {
+			/* Flushed: recovery decides. */
+			conn->rec[conn->nrec++] = *e;
+		}
+	}
+	if (conn->failing && conn->sq_head == conn->sq_tail)
+		wake_up(&conn->drain_wq);
+	spin_unlock_irqrestore(&conn->lock, flags);
+	if (first_error) {
+		pr_warn_ratelimited("krcore: conn %u (qp %u) failed: %s; recovering\n",
+				    conn->id, conn->qpn,
+				    ib_wc_status_msg(wc->status));
+		kref_get(&conn->ref);
+		if (!queue_work(krc_wq, &conn->recover_work))
+			krc_conn_put(conn);
+	}
+}
+
+/* The data plane of a VQ, made when it connects. */
+int krc_vq_dp_init(struct krc_vq *vq)
+{
+	u32 depth = clamp_t(u32, krc_param_vq_depth, 1, 4096);
+	u32 entries = roundup_pow_of_two(2 * depth);
+	size_t off = PAGE_SIZE;
+	u32 i;
+
+	vq->depth = depth;
+	vq->entries = entries;
+	vq->slots = kvcalloc(depth, sizeof(*vq->slots), GFP_KERNEL);
+	vq->free = kvcalloc(depth, sizeof(*vq->free), GFP_KERNEL);
+	vq->scratch = kzalloc(sizeof(*vq->scratch), GFP_KERNEL);
+	vq->ring_size = PAGE_ALIGN(off + entries * sizeof(struct krcore_cqe));
+	vq->ring_mem = vmalloc_user(vq->ring_size);
+	if (!vq->slots || !vq->free || !vq->scratch || !vq->ring_mem) {
+		krc_vq_dp_free(vq);
+		return -ENOMEM;
+	}
+	for (i = 0; i < depth; i++)
+		vq->free[i] = depth - 1 - i;
+	vq->nfree = depth;
+	vq->ring = vq->ring_mem;
+	vq->cqes = vq->ring_mem + off;
+	vq->ring->entries = entries;
+	vq->ring->depth = depth;
+	vq->ring->entry_offset = off;
+	vq->ring->size = vq->ring_size;
+	return 0;
+}
+
+void krc_vq_dp_free(struct krc_vq *vq)
+{
+	kvfree(vq->slots);
+	kvfree(vq->free);
+	kfree(vq->scratch);
+	vfree(vq->ring_mem);
+	vq->slots = NULL;
+	vq->free = NULL;
+	vq->scratch = NULL;
+	vq->ring_mem = NULL;
+	vq->ring = NULL;
+}

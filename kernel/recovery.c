@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recovery.c - a shared QP that failed, recovered without losing the
+ * other processes' work.
+ *
+ * Errors that the local checks cannot see (a bad rkey or remote address, a
+ * peer that went away) put a shared RC QP in error. Then:
+ *   - the request that failed completes with its real status on its VQ,
+ *     and that VQ's later requests are flushed, as on a private QP;
+ *   - every other outstanding request is kept: once the QP has flushed,
+ *     READs and WRITEs are re-posted, in order, on another pooled
+ *     connection to the peer (or a new one); atomics, SENDs and WRITEs
+ *     with immediate complete with KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN;
+ *   - the VQs move to the new connection, the old one is destroyed.
+ * A watchdog forces the same recovery when a request stays outstanding
+ * longer than wr_timeout_ms (some transports, rxe among them, never time
+ * out a request to a peer that vanished).
+ */
+#include <linux/slab.h>
+
+#include "krcore.h"
+
+static LIST_HEAD(krc_conns);
+static DEFINE_SPINLOCK(krc_conns_lock);
+static struct delayed_work krc_watchdog;
+
+void krc_conn_track(struct krc_conn *conn)
+{
+	spin_lock(&krc_conns_lock);
+	list_add(&conn->all_node, &krc_conns);
+	spin_unlock(&krc_conns_lock);
+}
+
+void krc_conn_untrack(struct krc_conn *conn)
+{
+	spin_lock(&krc_conns_lock);
+	if (!list_empty(&conn->all_node))
+		list_del_init(&conn->all_node);
+	spin_unlock(&krc_conns_lock);
+}
+
+/* Put @conn's QP in error: every outstanding request completes (flushed). */
+static void krc_conn_force_error(struct krc_conn *conn)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	if (conn->qp && !READ_ONCE(conn->dead))
+		ib_modify_qp(conn->qp, &attr, IB_QP_STATE);
+}
+
+/*
+ * Fail @conn (any context): no new request goes on it, and recovery takes
+ * over its outstanding requests and VQs.
+ */
+void krc_conn_fail_async(struct krc_conn *conn)
+{
+	unsigned long flags;
+	bool start;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	start = !conn->failing && !conn->dead;
+	conn->failing = true;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	if (!start)
+		return;
+	kref_get(&conn->ref);
+	if (!queue_work(krc_wq, &conn->recover_work))
+		krc_conn_put(conn);
+}
+
+/* A connection to re-post on: a pooled one, else a new handshake. */
+static struct krc_conn *krc_recover_target(struct krc_peer *peer)
+{
+	struct krc_hs_opts o = {
+		.deadline = jiffies + msecs_to_jiffies(krc_param_connect_timeout_ms),
+		.verify_card = true,
+	};
+	struct krc_conn *conn;
+	int ret;
+
+	if (!peer || peer->local)
+		return peer ? krc_peer_pick(peer) : NULL;
+	conn = krc_peer_pick(peer);
+	if (conn)
+		return conn;
+	mutex_lock(&peer->connect_lock);
+	conn = krc_peer_pick(peer);
+	if (!conn) {
+		ret = krc_hs_connect(peer, &o, &conn);
+		if (ret) {
+			pr_warn("krcore: recovery: no connection to the peer: %d\n",
+				ret);
+			conn = NULL;
+		}
+	}
+	mutex_unlock(&peer->connect_lock);
+	return conn;
+}
+
+static void krc_recover_entry(struct krc_sq_ent *e, struct krc_conn *culprit_conn,
+			      struct krc_vq *culprit, struct krc_conn *target)
+{
+	struct krc_vq *vq = e->vq;
+	u8 opcode = vq->slots[e->slot].wr.opcode;
+
+	if (vq->closing || vq == culprit) {
+		krc_dp_complete(e, KRCORE_WC_FLUSHED, 0);
+	} else if (!target) {
+		krc_dp_complete(e, KRCORE_WC_UNREACHABLE, 0);
+	} else if (!krc_wr_idempotent(opcode)) {
+		krc_event(KRC_EV_WR_NOT_EXECUTED);
+		krc_dp_complete(e, KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN, 0);
+	} else if (krc_post_one(target, vq, e->slot)) {
+		krc_event(KRC_EV_WR_NOT_EXECUTED);
+		krc_dp_complete(e, KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN, 0);
+	} else {
+		krc_event(KRC_EV_WR_REPOSTED);
+	}
+}
+
+void krc_recover_work(struct work_struct *work)
+{
+	struct krc_conn *conn = container_of(work, struct krc_conn,
+					     recover_work);
+	struct krc_peer *peer = conn->peer;
+	struct krc_conn *target;
+	struct krc_vq *vq, *tmp;
+	unsigned long flags;
+	LIST_HEAD(moved);
+	u32 i, left;
+
+	krc_event(KRC_EV_RECOVERIES);
+	/* 1. Out of the pool; wait for the QP to flush everything. */
+	if (krc_peer_detach(conn))
+		krc_conn_put(conn);
+	krc_conn_set_error(conn);
+	krc_conn_force_error(conn);
+	wait_event_timeout(conn->drain_wq,
+			   READ_ONCE(conn->sq_head) == READ_ONCE(conn->sq_tail),
+			   msecs_to_jiffies(5000));
+	/* No DMA once the QP is destroyed: then the rest is ours too. */
+	krc_conn_kill(conn);
+	spin_lock_irqsave(&conn->lock, flags);
+	left = conn->sq_tail - conn->sq_head;
+	for (i = 0; i < left; i++)
+		conn->rec[conn->nrec++] = conn->sq[conn->sq_head++ % conn->sq_size];
+	spin_unlock_irqrestore(&conn->lock, flags);
+
+	/* 2. Somewhere to go. */
+	target = krc_recover_target(peer);
+
+	/* 3. Re-post (or fail) what was outstanding, in order, then move
+	 * the VQs: their new requests come after the re-posted ones.
+	 */
+	for (i = 0; i < conn->nrec; i++)
+		krc_recover_entry(&conn->rec[i], conn, conn->culprit, target);
+	conn->nrec = 0;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	list_splice_init(&conn->vqs, &moved);
+	spin_unlock_irqrestore(&conn->lock, flags);
+	list_for_each_entry_safe(vq, tmp, &moved, conn_node) {
+		mutex_lock(&vq->lock);
+		list_del_init(&vq->conn_node);
+		atomic_dec(&conn->nvqs);
+		if (target) {
+			kref_get(&target->ref);
+			atomic_inc(&target->nvqs);
+			spin_lock_irqsave(&target->lock, flags);
+			list_add(&vq->conn_node, &target->vqs);
+			spin_unlock_irqrestore(&target->lock, flags);
+		}
+		vq->conn = target;
+		if (vq->ring)
+			vq->ring->recoveries++;
+		mutex_unlock(&vq->lock);
+		krc_conn_put(conn);	/* the VQ's reference */
+		wake_up(&vq->wq);
+	}
+	pr_info("krcore: conn %u recovered%s\n", conn->id,
+		target ? "" : ": peer unreachable, its VQs disconnected");
+	if (peer && target)
+		krc_peer_grow(peer);
+	krc_conn_put(target);
+	krc_conn_put(conn);	/* the work's reference */
+}
+
+/* Requests outstanding too long: their connection is failed. */
+static void krc_watchdog_fn(struct work_struct *work)
+{
+	unsigned long limit = msecs_to_jiffies(krc_param_wr_timeout_ms);
+	struct krc_conn *conn, *stuck[8];
+	unsigned long flags;
+	int n = 0, i;
+
+	spin_lock(&krc_conns_lock);
+	list_for_each_entry(conn, &krc_conns, all_node) {
+		bool old;
+
+		spin_lock_irqsave(&conn->lock, flags);
+		old = !conn->failing && conn->sq_head != conn->sq_tail &&
+		      time_after(jiffies, conn->sq[conn->sq_head % conn->sq_size].posted +
+				 limit);
+		spin_unlock_irqrestore(&conn->lock, flags);
+		if (old && n < ARRAY_SIZE(stuck)) {
+			kref_get(&conn->ref);
+			stuck[n++] = conn;
+		}
+	}
+	spin_unlock(&krc_conns_lock);
+	for (i = 0; i < n; i++) {
+		pr_warn("krcore: conn %u: a request outstanding for over %u ms, failing the connection\n",
+			stuck[i]->id, krc_param_wr_timeout_ms);
+		krc_event(KRC_EV_WR_TIMEOUTS);
+		krc_conn_fail_async(stuck[i]);
+		krc_conn_put(stuck[i]);
+	}
+	queue_delayed_work(krc_wq, &krc_watchdog, HZ);
+}
+
+int krc_watchdog_init(void)
+{
+	INIT_DELAYED_WORK(&krc_watchdog, krc_watchdog_fn);
+	queue_delayed_work(krc_wq, &krc_watchdog, HZ);
+	return 0;
+}
+
+void krc_watchdog_exit(void)
+{
+	cancel_delayed_work_sync(&krc_watchdog);
+}

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * send.c - qpush: a VQ's work requests onto its shared QP.
+ *
+ * Each batch goes through, in order:
+ *   1. the malformed-request check (common/wr_check.c), against the VQ's
+ *      connection and the caller's own registrations, which each request
+ *      then holds until it completes;
+ *   2. the overflow check: the VQ may have `depth` requests outstanding and
+ *      each must find room in the VQ's completion ring; the shared send
+ *      queue takes what fits (the rest gets EAGAIN);
+ *   3. posting: the hardware wr_id is a cookie (VQ id, slot, generation);
+ *      the kernel asks for a completion at least at the end of every batch
+ *      so that the send queue and the CQ (sized for it) never overflow,
+ *      whatever the user's signaling, and hides the completions the user
+ *      did not ask for.
+ */
+#include <linux/jiffies.h>
+#include <linux/uaccess.h>
+
+#include "krcore.h"
+
+/* The ib_send_wr of the request in @slot of @vq. */
+static void krc_build_wr(struct krc_vq *vq, u16 slot, union krc_ib_wr *w,
+			 struct ib_sge *sge, bool hw_signal)
+{
+	const struct krcore_wr *u = &vq->slots[slot].wr;
+	struct ib_send_wr *wr = &w->send;
+	int i;
+
+	memset(w, 0, sizeof(*w));
+	for (i = 0; i < u->num_sge; i++) {
+		sge[i].addr = u->sg_list[i].addr;
+		sge[i].length = u->sg_list[i].length;
+		sge[i].lkey = u->sg_list[i].lkey;
+	}
+	switch (u->opcode) {
+	case KRCORE_WR_READ:
+		wr->opcode = IB_WR_RDMA_READ;
+		break;
+	case KRCORE_WR_WRITE:
+		wr->opcode = IB_WR_RDMA_WRITE;
+		break;
+	case KRCORE_WR_WRITE_IMM:
+		wr->opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+		wr->ex.imm_data = cpu_to_be32(u->imm_data);
+		break;
+	case KRCORE_WR_SEND:
+		wr->opcode = IB_WR_SEND;
+		break;
+	case KRCORE_WR_SEND_IMM:
+		wr->opcode = IB_WR_SEND_WITH_IMM;
+		wr->ex.imm_data = cpu_to_be32(u->imm_data);
+		break;
+	case KRCORE_WR_ATOMIC_CAS:
+		wr->opcode = IB_WR_ATOMIC_CMP_AND_SWP;
+		w->atomic.compare_add = u->compare_add;
+		w->atomic.swap = u->swap;
+		break;
+	default:	/* KRCORE_WR_ATOMIC_FAA, the check allows nothing else */
+		wr->opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
+		w->atomic.compare_add = u->compare_add;
+		break;
+	}
+	if (u->opcode == KRCORE_WR_ATOMIC_CAS || u->opcode == KRCORE_WR_ATOMIC_FAA) {
+		w->atomic.remote_addr = u->remote_addr;
+		w->atomic.rkey = u->rkey;
+	} else if (u->opcode != KRCORE_WR_SEND && u->opcode != KRCORE_WR_SEND_IMM) {
+		w->rdma.remote_addr = u->remote_addr;
+		w->rdma.rkey = u->rkey;
+	}
+	wr->wr_id = krc_cookie_make(vq->id, slot, vq->slots[slot].gen);
+	wr->sg_list = sge;
+	wr->num_sge = u->num_sge;
+	if (hw_signal)
+		wr->send_flags |= IB_SEND_SIGNALED;
+	if (u->flags & KRCORE_WR_FENCE)
+		wr->send_flags |= IB_SEND_FENCE;
+}
+
+/* Give back the slots of requests that were never posted. */
+static void krc_unreserve(struct krc_vq *vq, const u16 *slots, int n)
+{
+	unsigned long flags;
+	int i, k;
+
+	spin_lock_irqsave(&vq->dlock, flags);
+	for (i = 0; i < n; i++) {
+		struct krc_slot *s = &vq->slots[slots[i]];
+
+		for (k = 0; k < s->wr.num_sge; k++)
+			if (s->mrs[k])
+				krc_mr_put_inflight(s->mrs[k]);
+		memset(s->mrs, 0, sizeof(s->mrs));
+		s->busy = false;
+		vq->free[vq->nfree++] = slots[i];
+		vq->inflight--;
+	}
+	spin_unlock_irqrestore(&vq->dlock, flags);
+	if (n)
+		wake_up(&vq->wq);
+}
+
+/*
+ * Post the @n requests of @vq in @slots on @conn, signaling the last.
+ * Returns how many were posted; *reason says why the rest were not.
+ */
+static int krc_post_slots(struct krc_conn *conn, struct krc_vq *vq,
+			  const u16 *slots, int n, union krc_ib_wr *wrs,
+			  struct ib_sge (*sges)[KRCORE_MAX_SGE], u32 *reason)
+{
+	const struct ib_send_wr *bad = NULL;
+	unsigned long flags, now = jiffies;
+	int i, posted, ret;
+	u32 room;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	if (conn->failing || conn->dead) {
+		spin_unlock_irqrestore(&conn->lock, flags);
+		*reason = KRCORE_R_RECOVERING;
+		return 0;
+	}
+	room = conn->sq_size - (conn->sq_tail - conn->sq_head);
+	if (n > room) {
+		n = room;
+		*reason = KRCORE_R_QP_FULL;
+	}
+	if (!n) {
+		spin_unlock_irqrestore(&conn->lock, flags);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		struct krc_sq_ent *e = &conn->sq[(conn->sq_tail + i) %
+						 conn->sq_size];
+
+		krc_build_wr(vq, slots[i], &wrs[i], sges[i], i == n - 1 ||
+			     (vq->slots[slots[i]].wr.flags & KRCORE_WR_SIGNALED));
+		wrs[i].send.next = i + 1 < n ? &wrs[i + 1].send : NULL;
+		e->cookie = wrs[i].send.wr_id;
+		e->vq = vq;
+		e->slot = slots[i];
+		e->posted = now;
+	}
+	ret = ib_post_send(conn->qp, &wrs[0].send, &bad);
+	posted = n;
+	if (ret) {
+		for (posted = 0; posted < n && &wrs[posted].send != bad; posted++)
+			;
+		pr_warn_ratelimited("krcore: post on conn %u failed at %d of %d: %d\n",
+				    conn->id, posted, n, ret);
+		*reason = ret == -ENOMEM ? KRCORE_R_QP_FULL : KRCORE_R_UNSUPPORTED;
+	}
+	conn->sq_tail += posted;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	return posted;
+}
+
+/* Re-post one request (recovery), signaled. */
+int krc_post_one(struct krc_conn *conn, struct krc_vq *vq, u16 slot)
+{
+	union krc_ib_wr wr;
+	struct ib_sge sge[1][KRCORE_MAX_SGE];
+	u32 reason = 0;
+
+	return krc_post_slots(conn, vq, &slot, 1, &wr, sge, &reason) == 1 ?
+	       0 : -krc_reason_errno(reason);
+}
+
+/*
+ * Reserve slots for the first @n checked requests of the scratch batch:
+ * as many as the VQ's limit and its completion ring allow.
+ */
+static int krc_reserve(struct krc_vq *vq, struct krc_push_scratch *sc, int n,
+		       u32 *reason)
+{
+	unsigned long flags;
+	u32 used, room;
+	int i;
+
+	spin_lock_irqsave(&vq->dlock, flags);
+	/* Every outstanding request may complete into the ring. */
+	used = krc_ring_used(vq->prod, READ_ONCE(vq->ring->consumer),
+			     vq->entries);
+	room = vq->entries - used > vq->inflight ?
+	       vq->entries - used - vq->inflight : 0;
+	room = min(room, vq->depth - vq->inflight);
+	if (n > room) {
+		n = room;
+		*reason = KRCORE_R_VQ_FULL;
+	}
+	for (i = 0; i < n; i++) {
+		u16 slot = vq->free[--vq->nfree];
+		struct krc_slot *s = &vq->slots[slot];
+
+		s->busy = true;
+		s->gen = krc_cookie_next_gen(s->gen);
+		s->wr = sc->uwr[i];
+		sc->slot[i] = slot;
+	}
+	vq->inflight += n;
+	spin_unlock_irqrestore(&vq->dlock, flags);
+	return n;
+}
+
+/* Check the batch and hold the registrations it names; how many passed. */
+static int krc_check_batch(struct krc_vq *vq, struct krc_conn *conn,
+			   struct krc_push_scratch *sc, int n, u32 *reason,
+			   u32 *lens, struct krc_mr *(*mrs)[KRCORE_MAX_SGE])
+{
+	struct krc_check_ctx ctx = {
+		.connected = !!conn,
+		.has_port = vq->port != 0,
+		.atomics = krc_node.dev->ibdev->attrs.atomic_cap != IB_ATOMIC_NONE,
+		.max_sge = min_t(u32, KRCORE_MAX_SGE,
+				 krc_node.dev->ibdev->attrs.max_send_sge),
+		.max_msg = KRCORE_MAX_MSG,
+		.find_mr = krc_mr_find,
+		.arg = vq->proc,
+	};
+	int i, k;
+	u64 len;
+
+	rcu_read_lock();
+	for (i = 0; i < n; i++) {
+		const struct krcore_wr *wr = &sc->uwr[i];
+
+		if (krc_wr_check(wr, &ctx, reason, &len))
+			break;
+		for (k = 0; k < wr->num_sge; k++) {
+			const struct krc_mr_view *v =
+				krc_mr_find(vq->proc, wr->sg_list[k].lkey);
+			struct krc_mr *mr = v ? container_of(v, struct krc_mr,
+							     view) : NULL;
+
+			if (!mr || !krc_mr_hold(mr)) {
+				*reason = KRCORE_R_LKEY;
+				break;
+			}
+			mrs[i][k] = mr;
+		}
+		if (k < wr->num_sge) {
+			while (k--)
+				krc_mr_put_inflight(mrs[i][k]);
+			break;
+		}
+		lens[i] = len;
+	}
+	rcu_read_unlock();
+	return i;
+}
+
+/*
+ * @conn failed under @vq: wait (with vq->lock dropped) until recovery has
+ * moved the VQ to another connection. Returns it, or NULL if there is
+ * none or it takes too long. Called and returns with vq->lock held.
+ */
+static struct krc_conn *krc_vq_await_recovery(struct krc_vq *vq,
+					      struct krc_conn *conn)
+{
+	mutex_unlock(&vq->lock);
+	wait_event_timeout(vq->wq, READ_ONCE(vq->conn) != conn,
+			   msecs_to_jiffies(krc_param_connect_timeout_ms));
+	mutex_lock(&vq->lock);
+	return vq->conn != conn ? vq->conn : NULL;
+}
+
+static u32 krc_check_unconnected(struct krc_vq *vq,
+				 const struct krcore_wr __user *uwr)
+{
+	struct krc_check_ctx ctx = {
+		.max_sge = KRCORE_MAX_SGE,
+		.max_msg = KRCORE_MAX_MSG,
+		.find_mr = krc_mr_find,
+		.arg = vq->proc,
+	};
+	struct krcore_wr wr;
+	u32 reason;
+	u64 len;
+
+	if (copy_from_user(&wr, uwr, sizeof(wr)))
+		return KRCORE_R_RANGE;
+	rcu_read_lock();
+	krc_wr_check(&wr, &ctx, &reason, &len);
+	rcu_read_unlock();
+	return reason;
+}
+
+int krc_vq_push(struct krc_vq *vq, const struct krcore_wr __user *uwrs,
+		u32 count, struct krcore_qpush *res)
+{
+	struct krc_mr *mrs[KRC_PUSH_BATCH][KRCORE_MAX_SGE];
+	u32 lens[KRC_PUSH_BATCH];
+	struct krc_push_scratch *sc;
+	u32 done = 0, reason = 0;
+	struct krc_conn *conn;
+	int n, ok, kept, posted, i;
+
+	if (current->mm != vq->mm)
+		return -EACCES;
+	mutex_lock(&vq->lock);
+	conn = vq->conn;
+	sc = vq->scratch;
+	if (!conn && count) {
+		/* Not connected: the check tells what is wrong first. */
+		res->done = 0;
+		res->reason = krc_check_unconnected(vq, uwrs);
+		mutex_unlock(&vq->lock);
+		res->error = krc_reason_errno(res->reason);
+		krc_event(KRC_EV_WR_REJECTED);
+		return -res->error;
+	}
+	while (done < count && !reason) {
+		n = min_t(u32, count - done, KRC_PUSH_BATCH);
+		if (copy_from_user(sc->uwr, uwrs + done, n * sizeof(sc->uwr[0]))) {
+			mutex_unlock(&vq->lock);
+			return -EFAULT;
+		}
+		ok = krc_check_batch(vq, conn, sc, n, &reason, lens, mrs);
+		kept = krc_reserve(vq, sc, ok, &reason);
+		for (i = 0; i < ok; i++) {
+			if (i < kept) {
+				memcpy(vq->slots[sc->slot[i]].mrs, mrs[i],
+				       sizeof(mrs[i]));
+				vq->slots[sc->slot[i]].len = lens[i];
+			} else {
+				int k;
+
+				for (k = 0; k < sc->uwr[i].num_sge; k++)
+					krc_mr_put_inflight(mrs[i][k]);
+			}
+		}
+		posted = krc_post_slots(conn, vq, sc->slot, kept, sc->wr,
+					sc->sge, &reason);
+		krc_unreserve(vq, sc->slot + posted, kept - posted);
+		done += posted;
+		if (reason == KRCORE_R_RECOVERING && !posted) {
+			/* Wait for recovery to move this VQ, then go on. */
+			conn = krc_vq_await_recovery(vq, conn);
+			if (!conn) {
+				reason = vq->conn ? KRCORE_R_RECOVERING :
+					 KRCORE_R_NOT_CONNECTED;
+				break;
+			}
+			reason = 0;
+			continue;
+		}
+		if (posted < n && !reason)
+			reason = KRCORE_R_QP_FULL;
+	}
+	mutex_unlock(&vq->lock);
+	res->done = done;
+	res->reason = done < count ? reason : KRCORE_R_OK;
+	res->error = krc_reason_errno(res->reason);
+	if (done)
+		krc_event_add(KRC_EV_WR_POSTED, done);
+	if (res->error)
+		krc_event(res->reason == KRCORE_R_VQ_FULL ||
+			  res->reason == KRCORE_R_QP_FULL ?
+			  KRC_EV_WR_FULL : KRC_EV_WR_REJECTED);
+	return res->error ? -res->error : 0;
+}

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * dataplane.c - memory registration, qpush, qpop and synchronous helpers.
+ *
+ * Completions are read from the VQ's ring, mapped from the kernel: qpop
+ * makes no system call; krc_qpop_wait sleeps in the kernel only when the
+ * ring is empty.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "internal.h"
+#include "wr_check.h"
+
+int krcl_map_ring(struct krc_vq *vq, uint32_t size)
+{
+	void *mem;
+
+	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, vq->fd,
+		   KRCORE_MMAP_RING);
+	if (mem == MAP_FAILED)
+		return krcl_fail(-errno, "cannot map the completion ring");
+	vq->ring_mem = mem;
+	vq->ring_size = size;
+	vq->ring = mem;
+	vq->cqes = (struct krcore_cqe *)((char *)mem + vq->ring->entry_offset);
+	vq->mask = vq->ring->entries - 1;
+	vq->cons = __atomic_load_n(&vq->ring->consumer, __ATOMIC_ACQUIRE);
+	return 0;
+}
+
+int krc_reg_mr(struct krc_vq *vq, void *addr, size_t length,
+	       unsigned int access, struct krc_mr *mr)
+{
+	struct krcore_reg_mr req = {
+		.addr = (uintptr_t)addr,
+		.length = length,
+		.access = access,
+	};
+	int ret = krcl_ioctl(vq, KRCORE_IOC_REG_MR, &req);
+
+	if (ret == -ENOMEM || ret == -EPERM)
+		return krcl_fail(ret, "cannot pin %zu bytes (RLIMIT_MEMLOCK?)",
+				 length);
+	if (ret < 0)
+		return krcl_fail(ret, "memory registration of %zu bytes at %p failed",
+				 length, addr);
+	mr->addr = addr;
+	mr->length = length;
+	mr->lkey = req.lkey;
+	mr->rkey = req.rkey;
+	return 0;
+}
+
+int krc_dereg_mr(struct krc_vq *vq, const struct krc_mr *mr)
+{
+	struct krcore_dereg_mr req = { .lkey = mr->lkey };
+	int ret = krcl_ioctl(vq, KRCORE_IOC_DEREG_MR, &req);
+
+	if (ret == -ENOKEY)
+		return krcl_fail(ret, "lkey %#x is not a registration of this process",
+				 mr->lkey);
+	return ret < 0 ? krcl_fail(ret, "deregistration failed") : 0;
+}
+
+int krc_qpush(struct krc_vq *vq, const struct krcore_wr *wrs, unsigned int n)
+{
+	struct krcore_qpush *req = &vq->last_push;
+	int ret;
+
+	memset(req, 0, sizeof(*req));
+	req->wrs = (uintptr_t)wrs;
+	req->count = n;
+	ret = krcl_ioctl(vq, KRCORE_IOC_QPUSH, req);
+	if (ret == 0)
+		return (int)req->done;
+	if (req->error)
+		krcl_fail(-(int)req->error, "request %u of %u not posted: %s",
+			  req->done, n, krc_reason_str(req->reason));
+	else
+		krcl_fail(ret, "qpush failed");
+	return req->done ? (int)req->done : (req->error ? -(int)req->error : ret);
+}
+
+const struct krcore_qpush *krc_qpush_result(const struct krc_vq *vq)
+{
+	return &vq->last_push;
+}
+
+int krc_qpop(struct krc_vq *vq, struct krcore_cqe *cqes, unsigned int max)
+{
+	uint32_t prod, n = 0;
+
+	if (!vq->ring)
+		return krcl_fail(-ENOTCONN, "the VQ is not connected");
+	prod = __atomic_load_n(&vq->ring->producer, __ATOMIC_ACQUIRE);
+	while (vq->cons != prod && n < max)
+		cqes[n++] = vq->cqes[vq->cons++ & vq->mask];
+	if (n)
+		__atomic_store_n(&vq->ring->consumer, vq->cons, __ATOMIC_RELEASE);
+	return (int)n;
+}
+
+int krc_qpop_wait(struct krc_vq *vq, struct krcore_cqe *cqes, unsigned int max,
+		  int timeout_ms)
+{
+	struct krcore_qwait w;
+	int n, ret;
+
+	for (;;) {
+		n = krc_qpop(vq, cqes, max);
+		if (n)
+			return n;
+		w.timeout_ms = timeout_ms < 0 ? 0x7fffffff : (uint32_t)timeout_ms;
+		w.available = 0;
+		ret = krcl_ioctl(vq, KRCORE_IOC_QWAIT, &w);
+		if (ret == -ETIMEDOUT)
+			return 0;
+		if (ret == -ENOTCONN)
+			return krcl_fail(ret, "the VQ lost its connection");
+		if (ret < 0)
+			return krcl_fail(ret, "waiting for completions failed");
+	}
+}
+
+static int krc_sync(struct krc_vq *vq, struct krcore_wr *wr, int timeout_ms)
+{
+	struct krcore_cqe cqe;
+	struct timespec t0, t;
+	long spins = 0;
+	int n;
+
+	wr->wr_id = 0x6b7263ULL;
+	wr->flags |= KRCORE_WR_SIGNALED;
+	do {
+		n = krc_qpush(vq, wr, 1);
+	} while (n == -EAGAIN);
+	if (n < 0)
+		return n;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		n = krc_qpop(vq, &cqe, 1);
+		if (n)
+			break;
+		/* Spin for the fast path, then sleep in the kernel. */
+		if (++spins < 200000)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (timeout_ms >= 0 && (t.tv_sec - t0.tv_sec) * 1000 +
+		    (t.tv_nsec - t0.tv_nsec) / 1000000 > timeout_ms)
+			return krcl_fail(-ETIMEDOUT, "no completion within %d ms",
+					 timeout_ms);
+		n = krc_qpop_wait(vq, &cqe, 1, 10);
+		if (n < 0)
+			return n;
+		if (n)
+			break;
+	}
+	if (cqe.status != KRCORE_WC_SUCCESS)
+		return krcl_fail(-EIO, "request failed: %s",
+				 krc_wc_status_str(cqe.status));
+	return 0;
+}
+
+static void krc_fill_rw(struct krcore_wr *wr, uint8_t opcode, void *local,
+			uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey)
+{
+	memset(wr, 0, sizeof(*wr));
+	wr->opcode = opcode;
+	wr->num_sge = 1;
+	wr->sg_list[0].addr = (uintptr_t)local;
+	wr->sg_list[0].length = (uint32_t)len;
+	wr->sg_list[0].lkey = lkey;
+	wr->remote_addr = raddr;
+	wr->rkey = rkey;
+}
+
+int krc_read_sync(struct krc_vq *vq, void *local, uint32_t lkey, size_t len,
+		  uint64_t raddr, uint32_t rkey, int timeout_ms)
+{
+	struct krcore_wr wr;
+
+	krc_fill_rw(&wr, KRCORE_WR_READ, local, lkey, len, raddr, rkey);
+	return krc_sync(vq, &wr, timeout_ms);
+}
+
+int krc_write_sync(struct krc_vq *vq, const void *local, uint32_t lkey,
+		   size_t len, uint64_t raddr, uint32_t rkey, int timeout_ms)
+{
+	struct krcore_wr wr;
+
+	krc_fill_rw(&wr, KRCORE_WR_WRITE, (void *)local, lkey, len, raddr, rkey);
+	return krc_sync(vq, &wr, timeout_ms);
+}
+
+const char *krc_wc_status_str(uint32_t status)
+{
+	switch (status) {
+	case KRCORE_WC_SUCCESS:
+		return "success";
+	case KRCORE_WC_LOC_LEN_ERR:
+		return "local length error";
+	case KRCORE_WC_LOC_PROT_ERR:
+		return "local protection error";
+	case KRCORE_WC_FLUSHED:
+		return "flushed: an earlier request of this VQ failed";
+	case KRCORE_WC_REM_INV_REQ_ERR:
+		return "remote invalid request";
+	case KRCORE_WC_REM_ACCESS_ERR:
+		return "remote access error (rkey, address or permissions)";
+	case KRCORE_WC_REM_OP_ERR:
+		return "remote operation error";
+	case KRCORE_WC_RETRY_EXC_ERR:
+		return "the peer did not answer (retries exceeded)";
+	case KRCORE_WC_RNR_RETRY_EXC_ERR:
+		return "the peer had no receive ready (RNR retries exceeded)";
+	case KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN:
+		return "not re-sent after a connection failure: executed or not, unknown";
+	case KRCORE_WC_UNREACHABLE:
+		return "the peer became unreachable";
+	default:
+		return "error";
+	}
+}

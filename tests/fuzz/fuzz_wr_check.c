@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * fuzz_wr_check.c - libFuzzer target for krc_wr_check() (common/wr_check.c).
+ * The input is a check context (connection, limits, up to four
+ * registrations) then a work request, little-endian:
+ *
+ *   0      mode: bit 0 connected, 1 has_port, 2 atomics, 3 SGE addresses
+ *          are offsets from their registration, 4 SGE lengths < 8 KiB,
+ *          5 remote_addr 8-aligned, 6 max_msg taken as is (else modulo
+ *          KRCORE_MAX_MSG + 1), 7 lkeys are indexes into the registrations
+ *   1      max_sge (low 3 bits)
+ *   2      number of registrations (modulo 5)
+ *   3-10   max_msg
+ *   11-94  four registrations of 21 bytes: lkey 4, addr 8, length 8,
+ *          access 1 (length is cut so that addr + length < 2^64)
+ *   95-206 struct krcore_wr, field by field (missing bytes are 0)
+ *
+ * Whatever the verdict, it must be the one of a reference written from the
+ * documentation, its errno the one of its reason, and an accepted request
+ * must be safe to post: every SGE inside the registration it names, etc.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wr_check.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define NREG		4
+#define REG_SIZE	21
+#define HDR_SIZE	(11 + NREG * REG_SIZE)
+#define WR_SIZE		(48 + 16 * KRCORE_MAX_SGE)
+
+enum {
+	M_CONNECTED	= 1 << 0,
+	M_HAS_PORT	= 1 << 1,
+	M_ATOMICS	= 1 << 2,
+	M_REBASE	= 1 << 3,
+	M_SHORT		= 1 << 4,
+	M_ALIGN		= 1 << 5,
+	M_RAW_MAX_MSG	= 1 << 6,
+	M_KEY_INDEX	= 1 << 7,
+};
+
+struct table {
+	u32 lkey[NREG];
+	struct krc_mr_view mr[NREG];
+	u32 n;
+	const struct krcore_wr *wr;	/* the request being checked */
+};
+
+static void check(bool ok)
+{
+	if (!ok)
+		abort();
+}
+
+/* The caller's registration with @lkey: the first one that has it. */
+static const struct krc_mr_view *lookup(const struct table *t, u32 lkey)
+{
+	u32 i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->lkey[i] == lkey)
+			return &t->mr[i];
+	return NULL;
+}
+
+static const struct krc_mr_view *find_mr(void *arg, u32 lkey)
+{
+	const struct table *t = arg;
+	bool in_use = false;
+	u32 i;
+
+	/* asked only for the lkey of an SGE in use */
+	for (i = 0; i < t->wr->num_sge && i < KRCORE_MAX_SGE; i++)
+		in_use |= t->wr->sg_list[i].lkey == lkey;
+	check(in_use);
+	return lookup(t, lkey);
+}
+
+static bool op_known(u8 op)
+{
+	return op >= KRCORE_WR_READ && op <= KRCORE_WR_ATOMIC_FAA;
+}
+
+static bool op_send(u8 op)
+{
+	return op == KRCORE_WR_SEND || op == KRCORE_WR_SEND_IMM;
+}
+
+static bool op_atomic(u8 op)
+{
+	return op == KRCORE_WR_ATOMIC_CAS || op == KRCORE_WR_ATOMIC_FAA;
+}
+
+static bool op_writes(u8 op)
+{
+	return op == KRCORE_WR_READ || op_atomic(op);
+}
+
+/* Is [addr, addr + len) inside @mr? Without overflow. */
+static bool inside(const struct krc_mr_view *mr, u64 addr, u32 len)
+{
+	u64 off;
+
+	if (addr < mr->addr)
+		return false;
+	off = addr - mr->addr;
+	return off <= mr->length && len <= mr->length - off;
+}
+
+/*
+ * What krc_wr_check() returns for each reason: 0 or the negative errno
+ * that include/uapi/krcore.h documents.
+ */
+static int doc_rc(u32 r)
+{
+	switch (r) {
+	case KRCORE_R_OK:
+		return 0;
+	case KRCORE_R_LKEY:
+		return -ENOKEY;
+	case KRCORE_R_RANGE:
+		return -EFAULT;
+	case KRCORE_R_ACCESS:
+		return -EACCES;
+	case KRCORE_R_TOO_LONG:
+		return -EMSGSIZE;
+	case KRCORE_R_NOT_CONNECTED:
+		return -ENOTCONN;
+	case KRCORE_R_NO_PORT:
+		return -EDESTADDRREQ;
+	case KRCORE_R_UNSUPPORTED:
+		return -EOPNOTSUPP;
+	case KRCORE_R_VQ_FULL:
+	case KRCORE_R_QP_FULL:
+	case KRCORE_R_RECOVERING:
+		return -EAGAIN;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* The documented checks, in the documented order (see wr_check.h). */
+static u32 reference(const struct krcore_wr *w, const struct krc_check_ctx *c,
+		     const struct table *t, u64 *len)
+{
+	u32 max_sge = c->max_sge < KRCORE_MAX_SGE ? c->max_sge : KRCORE_MAX_SGE;
+	u64 sum = 0;
+	u32 i;
+
+	if (!op_known(w->opcode))
+		return KRCORE_R_OPCODE;
+	if (w->flags & ~(KRCORE_WR_SIGNALED | KRCORE_WR_FENCE))
+		return KRCORE_R_FLAGS;
+	if (w->reserved0 || w->reserved1)
+		return KRCORE_R_RESERVED;
+	if (!c->connected)
+		return KRCORE_R_NOT_CONNECTED;
+	if (w->num_sge == 0 || w->num_sge > max_sge)
+		return KRCORE_R_NUM_SGE;
+	for (i = 0; i < w->num_sge; i++) {
+		if (!w->sg_list[i].length)
+			return KRCORE_R_ZERO_LENGTH;
+		sum += w->sg_list[i].length;
+	}
+	if (sum > (op_send(w->opcode) ? KRCORE_MAX_SEND : c->max_msg))
+		return KRCORE_R_TOO_LONG;
+	if (op_atomic(w->opcode)) {
+		if (w->num_sge != 1 || sum != 8)
+			return KRCORE_R_ATOMIC_SIZE;
+		if (w->remote_addr % 8)
+			return KRCORE_R_ATOMIC_ALIGN;
+		if (!c->atomics)
+			return KRCORE_R_UNSUPPORTED;
+	}
+	if (op_send(w->opcode) && !c->has_port)
+		return KRCORE_R_NO_PORT;
+	for (i = 0; i < w->num_sge; i++) {
+		const struct krc_mr_view *mr = lookup(t, w->sg_list[i].lkey);
+
+		if (!mr)
+			return KRCORE_R_LKEY;
+		if (!inside(mr, w->sg_list[i].addr, w->sg_list[i].length))
+			return KRCORE_R_RANGE;
+		if (op_writes(w->opcode) && !(mr->access & KRCORE_ACCESS_LOCAL_WRITE))
+			return KRCORE_R_ACCESS;
+	}
+	*len = sum;
+	return KRCORE_R_OK;
+}
+
+/* What an accepted request guarantees to whoever posts it. */
+static void check_accepted(const struct krcore_wr *w, const struct krc_check_ctx *c,
+			   const struct table *t, u64 len)
+{
+	u64 sum = 0;
+	u32 i;
+
+	check(op_known(w->opcode));
+	check(!(w->flags & ~(KRCORE_WR_SIGNALED | KRCORE_WR_FENCE)));
+	check(!w->reserved0 && !w->reserved1);
+	check(c->connected);
+	check(w->num_sge >= 1 && w->num_sge <= KRCORE_MAX_SGE &&
+	      w->num_sge <= c->max_sge);
+	for (i = 0; i < w->num_sge; i++) {
+		const struct krcore_sge *g = &w->sg_list[i];
+		const struct krc_mr_view *mr = lookup(t, g->lkey);
+
+		check(g->length > 0);
+		check(mr && inside(mr, g->addr, g->length));
+		check(g->addr + g->length > g->addr);	/* no wrap-around */
+		check(!op_writes(w->opcode) || (mr->access & KRCORE_ACCESS_LOCAL_WRITE));
+		sum += g->length;
+	}
+	check(len == sum);
+	if (op_send(w->opcode))
+		check(len <= KRCORE_MAX_SEND && c->has_port);
+	else
+		check(len <= c->max_msg);
+	if (op_atomic(w->opcode))
+		check(w->num_sge == 1 && len == 8 && !(w->remote_addr & 7) && c->atomics);
+}
+
+static u64 get64(const u8 *p)
+{
+	return krc_get_le64(p);
+}
+
+static void parse(const u8 *in, struct krc_check_ctx *c, struct table *t,
+		  struct krcore_wr *w)
+{
+	const u8 *p = in + 11, *q = in + HDR_SIZE;
+	u8 mode = in[0];
+	u32 i;
+
+	memset(c, 0, sizeof(*c));
+	c->connected = mode & M_CONNECTED;
+	c->has_port = mode & M_HAS_PORT;
+	c->atomics = mode & M_ATOMICS;
+	c->max_sge = in[1] & 7;
+	c->max_msg = get64(in + 3);
+	if (!(mode & M_RAW_MAX_MSG))
+		c->max_msg %= (u64)KRCORE_MAX_MSG + 1;
+	c->find_mr = find_mr;
+	c->arg = t;
+
+	memset(t, 0, sizeof(*t));
+	t->n = in[2] % (NREG + 1);
+	for (i = 0; i < NREG; i++, p += REG_SIZE) {
+		t->lkey[i] = krc_get_le32(p);
+		t->mr[i].addr = get64(p + 4);
+		t->mr[i].length = get64(p + 12);
+		t->mr[i].access = p[20];
+		/*
+		 * krc_wr_check() compares with mr->addr + mr->length: a
+		 * registration must end below 2^64 (REG_MR's job to refuse)
+		 */
+		if (t->mr[i].length > ~0ULL - t->mr[i].addr)
+			t->mr[i].length = ~0ULL - t->mr[i].addr;
+	}
+
+	memset(w, 0, sizeof(*w));
+	w->wr_id = get64(q);
+	w->opcode = q[8];
+	w->flags = q[9];
+	w->num_sge = q[10];
+	w->reserved0 = q[11];
+	w->imm_data = krc_get_le32(q + 12);
+	w->remote_addr = get64(q + 16);
+	w->rkey = krc_get_le32(q + 24);
+	w->reserved1 = krc_get_le32(q + 28);
+	w->compare_add = get64(q + 32);
+	w->swap = get64(q + 40);
+	for (i = 0; i < KRCORE_MAX_SGE; i++) {
+		struct krcore_sge *g = &w->sg_list[i];
+		const u8 *s = q + 48 + 16 * i;
+		const struct krc_mr_view *mr;
+
+		g->addr = get64(s);
+		g->length = krc_get_le32(s + 8);
+		g->lkey = krc_get_le32(s + 12);
+		if ((mode & M_KEY_INDEX) && t->n)
+			g->lkey = t->lkey[g->lkey % t->n];
+		if (mode & M_SHORT)
+			g->length &= 0x1fff;
+		mr = lookup(t, g->lkey);
+		/* low 16 bits: a signed offset from its start, or its end */
+		if ((mode & M_REBASE) && mr)
+			g->addr = (g->addr & 0x10000 ? mr->addr + mr->length : mr->addr) +
+				  (u64)(s64)(int16_t)g->addr;
+	}
+	if (mode & M_ALIGN)
+		w->remote_addr &= ~7ULL;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	u8 in[HDR_SIZE + WR_SIZE];
+	struct krc_check_ctx c;
+	struct krcore_wr w, copy;
+	struct table t;
+	u32 reason, reason2, want;
+	u64 len, len2, want_len = 0;
+	int rc;
+
+	memset(in, 0, sizeof(in));
+	memcpy(in, data, size < sizeof(in) ? size : sizeof(in));
+	parse(in, &c, &t, &w);
+	t.wr = &w;
+	copy = w;
+
+	reason = 0xbad;
+	len = 0xbad;
+	rc = krc_wr_check(&w, &c, &reason, &len);
+	check(!memcmp(&w, &copy, sizeof(w)));	/* the request is not touched */
+
+	/* the verdict and its errno agree */
+	check(reason < KRCORE_R_MAX);
+	check(rc <= 0);
+	check((rc == 0) == (reason == KRCORE_R_OK));
+	check(-rc == krc_reason_errno(reason));
+	check(rc == doc_rc(reason));
+	check(reason <= KRCORE_R_UNSUPPORTED);	/* VQ_FULL...: not the check's */
+	check(krc_reason_str(reason) && strcmp(krc_reason_str(reason), "?"));
+	if (rc == 0)
+		check_accepted(&w, &c, &t, len);
+
+	/* the reference's verdict */
+	want = reference(&w, &c, &t, &want_len);
+	check(reason == want);
+	check(want != KRCORE_R_OK || len == want_len);
+
+	/* a pure function */
+	check(krc_wr_check(&w, &c, &reason2, &len2) == rc && reason2 == reason);
+	check(rc || len2 == len);
+	return 0;
+}
