@@ -73,7 +73,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/lib/libkrcore.a
 FUZZ_CC     ?= clang
 FUZZ_FLAGS  := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -fno-sanitize-recover=undefined -Iinclude -Iinclude/uapi -Icommon -D_GNU_SOURCE
-FUZZ_COMMON := common/card.c common/proto.c
+FUZZ_COMMON := common/card.c common/proto.c common/wr_check.c
 FUZZ_BINS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 fuzz: $(FUZZ_BINS)

@@ -56,7 +56,7 @@ int krc_wr_check(const struct krcore_wr *wr, const struct krc_check_ctx *ctx,
 		total += wr->sg_list[i].length;
 	}
 	if (krc_wr_is_send(wr->opcode) ? total > KRCORE_MAX_SEND :
-					 total > ctx->max_msg)
+	    total > ctx->max_msg || total > KRCORE_MAX_MSG)
 		return krc_fail_check(reason, KRCORE_R_TOO_LONG);
 	if (krc_wr_is_atomic(wr->opcode)) {
 		if (wr->num_sge != 1 || total != 8)
@@ -71,12 +71,12 @@ int krc_wr_check(const struct krcore_wr *wr, const struct krc_check_ctx *ctx,
 	for (i = 0; i < wr->num_sge; i++) {
 		const struct krcore_sge *sge = &wr->sg_list[i];
 		const struct krc_mr_view *mr = ctx->find_mr(ctx->arg, sge->lkey);
-		u64 end = sge->addr + sge->length;
 
 		if (!mr)
 			return krc_fail_check(reason, KRCORE_R_LKEY);
-		if (end < sge->addr || sge->addr < mr->addr ||
-		    end > mr->addr + mr->length)
+		/* Without overflow, even for a range that ends at 2^64. */
+		if (sge->addr < mr->addr || sge->addr - mr->addr > mr->length ||
+		    sge->length > mr->length - (sge->addr - mr->addr))
 			return krc_fail_check(reason, KRCORE_R_RANGE);
 		if (writes && !(mr->access & KRCORE_ACCESS_LOCAL_WRITE))
 			return krc_fail_check(reason, KRCORE_R_ACCESS);
