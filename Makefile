@@ -25,11 +25,13 @@ LIB_OBJS    := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOLS       := $(BUILD)/bin/krctl
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_SRCS  := $(wildcard bench/*.c)
+BENCH_BINS  := $(BENCH_SRCS:bench/%.c=$(BUILD)/bin/%)
 PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
-.PHONY: all module lib tools unit deps demo test install clean fuzz
-all: module lib tools unit
+.PHONY: all module lib tools unit benches bench deps demo test install clean fuzz
+all: module lib tools unit benches
 
 module:
 	@test -n "$(KVER)" || { echo "no guest kernel headers: run 'make deps'"; exit 1; }
@@ -37,6 +39,7 @@ module:
 
 lib: $(BUILD)/lib/libkrcore.a $(BUILD)/lib/$(LIB_SONAME) $(BUILD)/lib/pkgconfig/libkrcore.pc
 tools: $(TOOLS)
+benches: $(BENCH_BINS)
 unit: $(UNIT_BINS) $(PROG_BINS)
 
 $(BUILD)/obj/%.o: %.c
@@ -91,6 +94,9 @@ demo: all
 test: all
 	sh tests/run.sh
 
+bench: all
+	tools/krcluster -n 2 -t 900 -p -- sh bench/run.sh
+
 install: lib tools
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/libkrcore.h include/uapi/krcore.h $(DESTDIR)$(PREFIX)/include/
@@ -105,6 +111,11 @@ clean:
 	rm -rf $(BUILD)/obj $(BUILD)/lib $(BUILD)/bin $(BUILD)/tests
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# Benchmarks: krcore and raw verbs side by side (they link libibverbs).
+$(BUILD)/bin/%: bench/%.c $(BUILD)/lib/libkrcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -libverbs -lrdmacm
 
 # Programs the cluster tests run inside the nodes.
 $(BUILD)/tests/ud_garbage: tests/progs/ud_garbage.c $(BUILD)/lib/libkrcore.a

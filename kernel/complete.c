@@ -159,6 +159,12 @@ int krc_vq_dp_init(struct krc_vq *vq)
 	}
 	for (i = 0; i < depth; i++)
 		vq->free[i] = depth - 1 - i;
+	/* What the request check needs, fixed for the VQ's life. */
+	vq->check.atomics =
+		krc_node.dev->ibdev->attrs.atomic_cap != IB_ATOMIC_NONE;
+	vq->check.max_sge = min_t(u32, KRCORE_MAX_SGE,
+				  krc_node.dev->ibdev->attrs.max_send_sge);
+	vq->check.max_msg = KRCORE_MAX_MSG;
 	vq->nfree = depth;
 	vq->ring = vq->ring_mem;
 	vq->cqes = vq->ring_mem + off;

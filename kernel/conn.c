@@ -121,9 +121,12 @@ static void krc_conn_poll(struct krc_conn *conn)
 
 	spin_lock_irqsave(&conn->cq_lock, flags);
 	do {
-		while ((n = ib_poll_cq(conn->cq, ARRAY_SIZE(wc), wc)) > 0)
+		/* A short batch means empty: the re-arm below double-checks. */
+		do {
+			n = ib_poll_cq(conn->cq, ARRAY_SIZE(wc), wc);
 			for (i = 0; i < n; i++)
 				krc_conn_dispatch(conn, &wc[i]);
+		} while (n == ARRAY_SIZE(wc));
 	} while (ib_req_notify_cq(conn->cq, IB_CQ_NEXT_COMP |
 				  IB_CQ_REPORT_MISSED_EVENTS) > 0);
 	spin_unlock_irqrestore(&conn->cq_lock, flags);

@@ -301,6 +301,7 @@ struct krc_vq {
 	u32 prod;			/* the kernel's producer index */
 	wait_queue_head_t wq;		/* completions; inflight reaching 0 */
 	struct krc_push_scratch *scratch;
+	struct krc_check_ctx check;	/* what the request check knows */
 };
 
 /* Module parameters (main.c). */

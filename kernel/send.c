@@ -15,6 +15,7 @@
  *      whatever the user's signaling, and hides the completions the user
  *      did not ask for.
  */
+#include <linux/bottom_half.h>
 #include <linux/jiffies.h>
 #include <linux/uaccess.h>
 
@@ -84,6 +85,8 @@ static void krc_unreserve(struct krc_vq *vq, const u16 *slots, int n)
 	unsigned long flags;
 	int i, k;
 
+	if (!n)
+		return;
 	spin_lock_irqsave(&vq->dlock, flags);
 	for (i = 0; i < n; i++) {
 		struct krc_slot *s = &vq->slots[slots[i]];
@@ -97,8 +100,7 @@ static void krc_unreserve(struct krc_vq *vq, const u16 *slots, int n)
 		vq->inflight--;
 	}
 	spin_unlock_irqrestore(&vq->dlock, flags);
-	if (n)
-		wake_up(&vq->wq);
+	wake_up(&vq->wq);
 }
 
 /*
@@ -152,6 +154,13 @@ static int krc_post_slots(struct krc_conn *conn, struct krc_vq *vq,
 	}
 	conn->sq_tail += posted;
 	spin_unlock_irqrestore(&conn->lock, flags);
+	/*
+	 * A software RNIC (rxe) defers the sending of a kernel QP's requests
+	 * to a tasklet: run it now, in this system call, as it does for user
+	 * QPs, rather than whenever softirqs next run. A no-op on hardware.
+	 */
+	local_bh_disable();
+	local_bh_enable();
 	return posted;
 }
 
@@ -202,41 +211,50 @@ static int krc_reserve(struct krc_vq *vq, struct krc_push_scratch *sc, int n,
 	return n;
 }
 
+/* The check's lookups of one request, in SGE order, kept for holding. */
+struct krc_found {
+	struct krc_proc *proc;
+	struct krc_mr **mrs;
+	int n;
+};
+
+static const struct krc_mr_view *krc_find_keep(void *arg, u32 lkey)
+{
+	struct krc_found *f = arg;
+	const struct krc_mr_view *v = krc_mr_find(f->proc, lkey);
+
+	if (v && f->n < KRCORE_MAX_SGE)
+		f->mrs[f->n++] = container_of(v, struct krc_mr, view);
+	return v;
+}
+
 /* Check the batch and hold the registrations it names; how many passed. */
 static int krc_check_batch(struct krc_vq *vq, struct krc_conn *conn,
 			   struct krc_push_scratch *sc, int n, u32 *reason,
 			   u32 *lens, struct krc_mr *(*mrs)[KRCORE_MAX_SGE])
 {
-	struct krc_check_ctx ctx = {
-		.connected = !!conn,
-		.has_port = vq->port != 0,
-		.atomics = krc_node.dev->ibdev->attrs.atomic_cap != IB_ATOMIC_NONE,
-		.max_sge = min_t(u32, KRCORE_MAX_SGE,
-				 krc_node.dev->ibdev->attrs.max_send_sge),
-		.max_msg = KRCORE_MAX_MSG,
-		.find_mr = krc_mr_find,
-		.arg = vq->proc,
-	};
+	struct krc_found found = { .proc = vq->proc };
+	struct krc_check_ctx ctx = vq->check;
 	int i, k;
 	u64 len;
 
+	ctx.connected = !!conn;
+	ctx.find_mr = krc_find_keep;
+	ctx.arg = &found;
 	rcu_read_lock();
 	for (i = 0; i < n; i++) {
 		const struct krcore_wr *wr = &sc->uwr[i];
 
+		found.mrs = mrs[i];
+		found.n = 0;
 		if (krc_wr_check(wr, &ctx, reason, &len))
 			break;
+		/* A passed check looked every SGE's lkey up, in order. */
 		for (k = 0; k < wr->num_sge; k++) {
-			const struct krc_mr_view *v =
-				krc_mr_find(vq->proc, wr->sg_list[k].lkey);
-			struct krc_mr *mr = v ? container_of(v, struct krc_mr,
-							     view) : NULL;
-
-			if (!mr || !krc_mr_hold(mr)) {
+			if (!krc_mr_hold(mrs[i][k])) {
 				*reason = KRCORE_R_LKEY;
 				break;
 			}
-			mrs[i][k] = mr;
 		}
 		if (k < wr->num_sge) {
 			while (k--)

@@ -283,6 +283,7 @@ static long krc_ioc_qconnect(struct krc_vq *vq, void __user *uarg)
 			krc_peer_put(vq->peer);
 			vq->peer = peer;
 			vq->port = qc.port;
+			vq->check.has_port = qc.port != 0;
 			krc_vq_bind(vq, conn);
 			qc.ring_size = vq->ring_size;
 			qc.depth = vq->depth;
@@ -389,6 +390,9 @@ static long krc_ioc_qpush(struct krc_vq *vq, void __user *uarg)
 	if (!vq->proc)
 		return -EACCES;
 	ret = krc_vq_push(vq, u64_to_user_ptr(req.wrs), req.count, &req);
+	/* All posted: the count is the answer, nothing to copy back. */
+	if (!ret)
+		return req.done;
 	if (copy_to_user(uarg, &req, sizeof(req)))
 		return -EFAULT;
 	return ret;

@@ -75,8 +75,10 @@ int krc_qpush(struct krc_vq *vq, const struct krcore_wr *wrs, unsigned int n)
 	req->wrs = (uintptr_t)wrs;
 	req->count = n;
 	ret = krcl_ioctl(vq, KRCORE_IOC_QPUSH, req);
-	if (ret == 0)
-		return (int)req->done;
+	if (ret >= 0) {
+		req->done = (uint32_t)ret;
+		return ret;
+	}
 	if (req->error)
 		krcl_fail(-(int)req->error, "request %u of %u not posted: %s",
 			  req->done, n, krc_reason_str(req->reason));

@@ -276,6 +276,8 @@ struct krcore_dereg_mr {
  *   ENOTCONN      the VQ is not connected
  *   EDESTADDRREQ  a SEND from a VQ connected without a port
  *   EAGAIN        the VQ or the shared send queue is full: retry later
+ * The ioctl returns @count when every request was posted (and then does
+ * not write the structure back), else -1 with errno = @error.
  */
 #define KRCORE_MAX_SGE		4
 #define KRCORE_MAX_MSG		(1U << 30)	/* READ/WRITE bytes */

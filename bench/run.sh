@@ -1,0 +1,29 @@
+#!/bin/sh
+# The benchmarks (make bench), on two nodes: node0 serves, node1 measures
+# krcore and raw verbs side by side. Prints numbers and ratios.
+. "$KRC_REPO/tests/cluster/lib.sh"
+META=$(node_ip 0)
+DIR=$KRC_RUN/bench
+ITERS=${KRC_BENCH_ITERS:-5000}
+SECS=${KRC_BENCH_SECS:-10}
+
+gid_index() {
+	krctl status | sed -n 's/.*rxe0\/1: .* gid\[\([0-9]*\)\].*/\1/p'
+}
+
+if [ "$KRC_NODE" = 0 ]; then
+	mkdir -p "$DIR"
+	krc_load meta_host=1 || exit 1
+	barrier up
+	"$KRC_REPO/build/bin/read_bench" server "$DIR" "$(gid_index)" || fail "server"
+	barrier read_done 900
+else
+	barrier up
+	krc_load meta_server="$META" || exit 1
+	echo "== read_bench: $ITERS synchronous READs and ${SECS}s of batched READs, each path"
+	"$KRC_REPO/build/bin/read_bench" client "$META" "$DIR" "$(gid_index)" \
+		"$ITERS" "$SECS" | tee "$KRC_RUN/read_bench.out" || fail "client"
+	barrier read_done
+fi
+krc_unload
+finish
