@@ -34,7 +34,7 @@
 
 #include "libkrcore.h"
 
-#define BUF_SIZE	(1 << 20)
+#define BUF_SIZE	0x100000
 #define ROUNDS		10
 #define WINDOW		32
 #define BATCH		8
@@ -198,7 +198,7 @@ static void verbs_connect(struct verbs *v, const struct qp_info *me,
 		die("RTS");
 }
 
-static int server(const char *dir, int gid_index)
+static int run_server(const char *dir, int gid_index)
 {
 	struct qp_info me, peer, kinfo = {};
 	struct krc_vq *vq;
@@ -377,8 +377,8 @@ static double pct(double *v, int n, double p)
 	return v[(int)((n - 1) * p)];
 }
 
-static int client(const char *addr, const char *dir, int gid_index, int iters,
-		  double secs)
+static int run_client(const char *addr, const char *dir, int gid_index,
+		      int iters, double secs)
 {
 	struct qp_info me, srv, kinfo;
 	struct krcore_qconnect qc;
@@ -452,8 +452,9 @@ static int client(const char *addr, const char *dir, int gid_index, int iters,
 	printf("  ratio krcore/verbs: median %.3f  p99 %.3f  (target <= 1.15)\n",
 	       pct(sk.lat, sk.nlat, 0.5) / pct(sv.lat, sv.nlat, 0.5),
 	       pct(sk.lat, sk.nlat, 0.99) / pct(sv.lat, sv.nlat, 0.99));
-	printf("batched 64 B READ throughput, %d in flight, posted %d per call, %.1f s each in %d alternating windows:\n",
-	       WINDOW, BATCH, sv.secs, ROUNDS);
+	printf("batched 64 B READ throughput, %d in flight, posted %d per call,\n",
+	       WINDOW, BATCH);
+	printf("  %.1f s each, in %d alternating windows:\n", sv.secs, ROUNDS);
 	printf("  verbs   %10.0f READs/s\n", sv.ops / sv.secs);
 	printf("  krcore  %10.0f READs/s\n", sk.ops / sk.secs);
 	printf("  ratio krcore/verbs: %.3f  (target >= 0.9)\n",
@@ -466,9 +467,9 @@ int main(int argc, char **argv)
 {
 	srand48(getpid());
 	if (argc == 4 && !strcmp(argv[1], "server"))
-		return server(argv[2], atoi(argv[3]));
+		return run_server(argv[2], atoi(argv[3]));
 	if (argc >= 5 && !strcmp(argv[1], "client"))
-		return client(argv[2], argv[3], atoi(argv[4]),
+		return run_client(argv[2], argv[3], atoi(argv[4]),
 			      argc > 5 ? atoi(argv[5]) : 5000,
 			      argc > 6 ? atof(argv[6]) : 10.0);
 	fprintf(stderr, "usage: read_bench server DIR GID_INDEX\n"
