@@ -11,15 +11,25 @@ gid_index() {
 	krctl status | sed -n 's/.*rxe0\/1: .* gid\[\([0-9]*\)\].*/\1/p'
 }
 
+CONNECTS=${KRC_BENCH_CONNECTS:-40}
+
 if [ "$KRC_NODE" = 0 ]; then
 	mkdir -p "$DIR"
 	krc_load meta_host=1 || exit 1
+	"$KRC_REPO/build/bin/connect_bench" server 7472 >/dev/null &
+	cm=$!
 	barrier up
+	barrier connect_done 900
+	kill $cm
 	"$KRC_REPO/build/bin/read_bench" server "$DIR" "$(gid_index)" || fail "server"
 	barrier read_done 900
 else
 	barrier up
 	krc_load meta_server="$META" || exit 1
+	echo "== connect_bench: $CONNECTS new processes per path"
+	"$KRC_REPO/build/bin/connect_bench" client "$META" 7472 "$CONNECTS" |
+		tee "$KRC_RUN/connect_bench.out" || fail "connect_bench"
+	barrier connect_done
 	echo "== read_bench: $ITERS synchronous READs and ${SECS}s of batched READs, each path"
 	"$KRC_REPO/build/bin/read_bench" client "$META" "$DIR" "$(gid_index)" \
 		"$ITERS" "$SECS" | tee "$KRC_RUN/read_bench.out" || fail "client"

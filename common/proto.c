@@ -297,3 +297,30 @@ int krc_mt_desc_decode(const u8 *buf, size_t len, struct krc_mt_desc *d)
 		memset(d, 0, sizeof(*d));
 	return err;
 }
+
+void krc_data_hdr_encode(const struct krc_data_hdr *h, u8 buf[KRC_DATA_HDR_SIZE])
+{
+	krc_put_le16(buf, KRC_DATA_MAGIC);
+	buf[2] = KRC_MSG_VERSION;
+	buf[3] = h->flags;
+	krc_put_le16(buf + 4, h->dst_port);
+	krc_put_le16(buf + 6, h->src_port);
+	krc_put_le32(buf + 8, h->imm_data);
+	krc_put_le32(buf + 12, 0);
+}
+
+int krc_data_hdr_decode(const u8 *buf, size_t len, struct krc_data_hdr *h)
+{
+	memset(h, 0, sizeof(*h));
+	if (len < KRC_DATA_HDR_SIZE || krc_get_le16(buf) != KRC_DATA_MAGIC)
+		return -EBADMSG;
+	if (buf[2] != KRC_MSG_VERSION)
+		return -EPROTO;
+	if (buf[3] & ~KRCORE_MSG_F_IMM || krc_get_le32(buf + 12))
+		return -EBADMSG;
+	h->flags = buf[3];
+	h->dst_port = krc_get_le16(buf + 4);
+	h->src_port = krc_get_le16(buf + 6);
+	h->imm_data = krc_get_le32(buf + 8);
+	return 0;
+}

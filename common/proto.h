@@ -121,4 +121,23 @@ void krc_mt_desc_encode(const struct krc_mt_desc *d, u8 buf[KRC_MT_DESC_SIZE]);
  */
 int krc_mt_desc_decode(const u8 *buf, size_t len, struct krc_mt_desc *d);
 
+/*
+ * The 16-byte header the kernel puts in front of a SEND's payload:
+ *   0 u16 magic (KRC_DATA_MAGIC)  2 u8 version  3 u8 flags (KRCORE_MSG_F_*)
+ *   4 u16 dst_port  6 u16 src_port  8 u32 imm_data  12 u32 zero
+ */
+#define KRC_DATA_MAGIC		0x4d4b	/* "KM" */
+#define KRC_DATA_HDR_SIZE	16
+
+struct krc_data_hdr {
+	u8 flags;
+	u16 dst_port;
+	u16 src_port;
+	u32 imm_data;
+};
+
+void krc_data_hdr_encode(const struct krc_data_hdr *h, u8 buf[KRC_DATA_HDR_SIZE]);
+/* 0, or -EBADMSG (short, magic, flags, reserved) / -EPROTO (version). */
+int krc_data_hdr_decode(const u8 *buf, size_t len, struct krc_data_hdr *h);
+
 #endif /* KRC_COMMON_PROTO_H */

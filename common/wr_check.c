@@ -66,8 +66,11 @@ int krc_wr_check(const struct krcore_wr *wr, const struct krc_check_ctx *ctx,
 		if (!ctx->atomics)
 			return krc_fail_check(reason, KRCORE_R_UNSUPPORTED);
 	}
-	if (krc_wr_is_send(wr->opcode) && !ctx->has_port)
+	if ((krc_wr_is_send(wr->opcode) || wr->opcode == KRCORE_WR_WRITE_IMM) &&
+	    !ctx->has_port)
 		return krc_fail_check(reason, KRCORE_R_NO_PORT);
+	if (wr->opcode == KRCORE_WR_WRITE_IMM && wr->imm_data > 0xffff)
+		return krc_fail_check(reason, KRCORE_R_IMM);
 	for (i = 0; i < wr->num_sge; i++) {
 		const struct krcore_sge *sge = &wr->sg_list[i];
 		const struct krc_mr_view *mr = ctx->find_mr(ctx->arg, sge->lkey);
@@ -107,6 +110,7 @@ int krc_reason_errno(u32 reason)
 		[KRCORE_R_VQ_FULL] = EAGAIN,
 		[KRCORE_R_QP_FULL] = EAGAIN,
 		[KRCORE_R_RECOVERING] = EAGAIN,
+		[KRCORE_R_IMM] = EINVAL,
 	};
 
 	return reason < KRCORE_R_MAX ? errnos[reason] : EINVAL;
@@ -128,11 +132,12 @@ const char *krc_reason_str(u32 reason)
 		[KRCORE_R_RANGE] = "local buffer outside its registration",
 		[KRCORE_R_ACCESS] = "registration lacks local write access",
 		[KRCORE_R_NOT_CONNECTED] = "VQ not connected",
-		[KRCORE_R_NO_PORT] = "SEND from a VQ connected without a port",
+		[KRCORE_R_NO_PORT] = "SEND or WRITE_IMM from a VQ connected without a port",
 		[KRCORE_R_UNSUPPORTED] = "the connection cannot carry it",
 		[KRCORE_R_VQ_FULL] = "VQ queue full",
 		[KRCORE_R_QP_FULL] = "shared send queue full",
 		[KRCORE_R_RECOVERING] = "connection being re-established",
+		[KRCORE_R_IMM] = "WRITE_IMM immediate beyond 16 bits",
 	};
 
 	return reason < KRCORE_R_MAX && str[reason] ? str[reason] : "?";

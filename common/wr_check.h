@@ -33,7 +33,8 @@ struct krc_check_ctx {
  * check it failed (enum krcore_reason). *len gets the bytes it moves.
  * Checks, in order: opcode, flags, reserved fields, connection, SGE count,
  * zero lengths, total length, atomic size and alignment, atomics support,
- * remote port of SENDs, then each SGE's lkey, range and access.
+ * remote port of SENDs and WRITE_IMMs, the WRITE_IMM immediate (16 bits),
+ * then each SGE's lkey, range and access.
  */
 int krc_wr_check(const struct krcore_wr *wr, const struct krc_check_ctx *ctx,
 		 u32 *reason, u64 *len);

@@ -119,6 +119,30 @@ int krc_read_sync(struct krc_vq *vq, void *local, uint32_t lkey, size_t len,
 int krc_write_sync(struct krc_vq *vq, const void *local, uint32_t lkey,
 		   size_t len, uint64_t raddr, uint32_t rkey, int timeout_ms);
 
+/*
+ * Two-sided messages. krc_qbind makes @vq receive what is sent to @port
+ * (1..65535) of this node; a VQ connected with krc_qconnect(..., port, ...)
+ * sends to it with KRCORE_WR_SEND/_SEND_IMM/_WRITE_IMM. krc_qpop_msg gives
+ * the next message (1), or 0 if none; its data stays valid until
+ * krc_qmsg_done. krc_qpop_msg_wait sleeps up to @timeout_ms. Messages that
+ * found the ring full are counted by krc_msgs_dropped.
+ */
+struct krc_msg {
+	const void *data;
+	uint32_t len;
+	uint32_t imm_data;
+	uint8_t opcode;		/* KRCORE_WR_SEND, _SEND_IMM, _WRITE_IMM */
+	uint8_t flags;		/* KRCORE_MSG_F_IMM */
+	uint16_t src_port;
+	uint8_t src_gid[16];
+};
+
+int krc_qbind(struct krc_vq *vq, uint16_t port);
+int krc_qpop_msg(struct krc_vq *vq, struct krc_msg *msg);
+void krc_qmsg_done(struct krc_vq *vq);
+int krc_qpop_msg_wait(struct krc_vq *vq, struct krc_msg *msg, int timeout_ms);
+uint32_t krc_msgs_dropped(const struct krc_vq *vq);
+
 /* A completion status as text. */
 const char *krc_wc_status_str(uint32_t status);
 

@@ -151,9 +151,20 @@ int krc_vq_dp_init(struct krc_vq *vq)
 	vq->slots = kvcalloc(depth, sizeof(*vq->slots), GFP_KERNEL);
 	vq->free = kvcalloc(depth, sizeof(*vq->free), GFP_KERNEL);
 	vq->scratch = kzalloc(sizeof(*vq->scratch), GFP_KERNEL);
+	vq->hdrs = kcalloc(depth, KRC_DATA_HDR_SIZE, GFP_KERNEL);
+	if (vq->hdrs) {
+		vq->hdrs_dma = ib_dma_map_single(krc_node.dev->ibdev, vq->hdrs,
+						 depth * KRC_DATA_HDR_SIZE,
+						 DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(krc_node.dev->ibdev, vq->hdrs_dma)) {
+			kfree(vq->hdrs);
+			vq->hdrs = NULL;
+		}
+	}
 	vq->ring_size = PAGE_ALIGN(off + entries * sizeof(struct krcore_cqe));
 	vq->ring_mem = vmalloc_user(vq->ring_size);
-	if (!vq->slots || !vq->free || !vq->scratch || !vq->ring_mem) {
+	if (!vq->slots || !vq->free || !vq->scratch || !vq->ring_mem ||
+	    !vq->hdrs) {
 		krc_vq_dp_free(vq);
 		return -ENOMEM;
 	}
@@ -162,8 +173,9 @@ int krc_vq_dp_init(struct krc_vq *vq)
 	/* What the request check needs, fixed for the VQ's life. */
 	vq->check.atomics =
 		krc_node.dev->ibdev->attrs.atomic_cap != IB_ATOMIC_NONE;
+	/* A SEND takes one more SGE on the wire: the kernel's header. */
 	vq->check.max_sge = min_t(u32, KRCORE_MAX_SGE,
-				  krc_node.dev->ibdev->attrs.max_send_sge);
+				  krc_node.dev->ibdev->attrs.max_send_sge - 1);
 	vq->check.max_msg = KRCORE_MAX_MSG;
 	vq->nfree = depth;
 	vq->ring = vq->ring_mem;
@@ -177,6 +189,11 @@ int krc_vq_dp_init(struct krc_vq *vq)
 
 void krc_vq_dp_free(struct krc_vq *vq)
 {
+	if (vq->hdrs)
+		ib_dma_unmap_single(krc_node.dev->ibdev, vq->hdrs_dma,
+				    vq->depth * KRC_DATA_HDR_SIZE, DMA_TO_DEVICE);
+	kfree(vq->hdrs);
+	vq->hdrs = NULL;
 	kvfree(vq->slots);
 	kvfree(vq->free);
 	kfree(vq->scratch);

@@ -97,7 +97,9 @@ static void krc_conn_dispatch(struct krc_conn *conn, struct ib_wc *wc)
 	bool failed = wc->status != IB_WC_SUCCESS &&
 		      wc->status != IB_WC_WR_FLUSH_ERR;
 
-	if (krc_cookie_is_vq(wc->wr_id)) {
+	if (krc_cookie_is_vq(wc->wr_id) && !krc_cookie_vq(wc->wr_id)) {
+		krc_recv_dispatch(conn, wc);	/* a receive of the SRQ */
+	} else if (krc_cookie_is_vq(wc->wr_id)) {
 		/* First: the request that failed gets its own status. */
 		krc_dp_dispatch(conn, wc);
 	} else {
@@ -248,9 +250,15 @@ struct krc_conn *krc_conn_create(void)
 	init.qp_type = IB_QPT_RC;
 	init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	init.cap.max_send_wr = depth;
-	init.cap.max_recv_wr = depth;
-	init.cap.max_send_sge = min_t(u32, 4, ibdev->attrs.max_send_sge);
-	init.cap.max_recv_sge = 1;
+	init.cap.max_send_sge = min_t(u32, KRC_MAX_HW_SGE,
+				      ibdev->attrs.max_send_sge);
+	/* Receives come from the node's SRQ (recv.c). */
+	if (node->srq) {
+		init.srq = node->srq->srq;
+	} else {
+		init.cap.max_recv_wr = 1;
+		init.cap.max_recv_sge = 1;
+	}
 	conn->qp = ib_create_qp(node->dev->pd, &init);
 	if (IS_ERR(conn->qp)) {
 		ret = PTR_ERR(conn->qp);

@@ -44,6 +44,7 @@ struct krc_peer;
 struct krc_ctrl;
 struct krc_meta_host;
 struct krc_meta_client;
+struct krc_srq;
 
 struct krc_port {
 	struct krc_device *dev;
@@ -253,6 +254,7 @@ struct krc_node {
 	struct ib_mr *page_mr;
 	struct krc_meta_host *meta_host;
 	struct krc_meta_client *meta;
+	struct krc_srq *srq;		/* receives of every pooled QP */
 	struct workqueue_struct *wq;	/* control plane work */
 };
 
@@ -267,10 +269,13 @@ union krc_ib_wr {
 	struct ib_atomic_wr atomic;
 };
 
+/* A SEND's SGEs: the kernel's header, then the user's. */
+#define KRC_MAX_HW_SGE	(KRCORE_MAX_SGE + 1)
+
 struct krc_push_scratch {
 	struct krcore_wr uwr[KRC_PUSH_BATCH];
 	union krc_ib_wr wr[KRC_PUSH_BATCH];
-	struct ib_sge sge[KRC_PUSH_BATCH][KRCORE_MAX_SGE];
+	struct ib_sge sge[KRC_PUSH_BATCH][KRC_MAX_HW_SGE];
 	u16 slot[KRC_PUSH_BATCH];
 };
 
@@ -302,6 +307,17 @@ struct krc_vq {
 	wait_queue_head_t wq;		/* completions; inflight reaching 0 */
 	struct krc_push_scratch *scratch;
 	struct krc_check_ctx check;	/* what the request check knows */
+	u8 *hdrs;			/* per slot: the header of a SEND */
+	u64 hdrs_dma;
+	/* two-sided: the bound port and its receive ring */
+	u32 bound_port;
+	spinlock_t rlock;		/* rprod, the ring's entries */
+	void *rring_mem;
+	size_t rring_size;
+	struct krcore_recv_ring *rring;
+	struct krcore_msg *rmsgs;
+	u8 *rdata;
+	u32 rprod;
 };
 
 /* Module parameters (main.c). */
@@ -319,6 +335,7 @@ extern char *krc_param_meta_server;
 extern uint krc_param_meta_port;
 extern uint krc_param_meta_slots;
 extern uint krc_param_vq_depth;
+extern uint krc_param_srq_depth;
 extern uint krc_param_wr_timeout_ms;
 extern bool krc_param_prewarm;
 extern uint krc_param_ctrl_qkey;
@@ -449,6 +466,25 @@ void krc_dp_dispatch(struct krc_conn *conn, struct ib_wc *wc);
 void krc_dp_complete(struct krc_sq_ent *e, u32 status, u32 byte_len);
 int krc_vq_dp_init(struct krc_vq *vq);
 void krc_vq_dp_free(struct krc_vq *vq);
+
+/* recv.c: two-sided messages */
+struct krc_srq_buf {
+	void *buf;
+	u64 dma;
+};
+
+struct krc_srq {
+	struct ib_srq *srq;
+	u32 n;
+	struct krc_srq_buf bufs[];
+};
+
+int krc_recv_start(struct krc_node *node);
+void krc_recv_stop(struct krc_node *node);
+void krc_recv_dispatch(struct krc_conn *conn, struct ib_wc *wc);
+int krc_vq_bind_port(struct krc_vq *vq, u32 port, u32 *ring_size);
+void krc_vq_unbind_port(struct krc_vq *vq);
+void krc_vq_free_port(struct krc_vq *vq);
 
 /* recovery.c */
 void krc_conn_fail_async(struct krc_conn *conn);

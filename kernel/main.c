@@ -56,6 +56,11 @@ uint krc_param_vq_depth = 128;
 module_param_named(vq_depth, krc_param_vq_depth, uint, 0444);
 MODULE_PARM_DESC(vq_depth, "Outstanding requests allowed per VQ (default 128)");
 
+uint krc_param_srq_depth = 256;
+module_param_named(srq_depth, krc_param_srq_depth, uint, 0444);
+MODULE_PARM_DESC(srq_depth,
+		 "Receive buffers (4 KiB) shared by every pooled QP, for two-sided messages (default 256)");
+
 uint krc_param_wr_timeout_ms = 5000;
 module_param_named(wr_timeout_ms, krc_param_wr_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(wr_timeout_ms,

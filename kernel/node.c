@@ -186,6 +186,7 @@ static void krc_node_teardown(struct krc_node *node)
 	node->self_peer = NULL;
 	/* Connections and peers freed in the background, then the AHs. */
 	flush_workqueue(krc_wq);
+	krc_recv_stop(node);
 	krc_ctrl_stop(node);
 	flush_workqueue(krc_wq);
 	krc_device_put(node->dev);
@@ -215,6 +216,9 @@ int krc_node_start(void)
 	if (ret)
 		goto err;
 	ret = krc_ctrl_start(node);
+	if (ret)
+		goto err;
+	ret = krc_recv_start(node);
 	if (ret)
 		goto err;
 	/* Let the handshake see traffic from now on. */

@@ -27,13 +27,31 @@ static void krc_build_wr(struct krc_vq *vq, u16 slot, union krc_ib_wr *w,
 {
 	const struct krcore_wr *u = &vq->slots[slot].wr;
 	struct ib_send_wr *wr = &w->send;
-	int i;
+	bool send = u->opcode == KRCORE_WR_SEND ||
+		    u->opcode == KRCORE_WR_SEND_IMM;
+	int i, h = 0;
 
 	memset(w, 0, sizeof(*w));
+	if (send) {
+		/* The header naming the port, in front of the payload. */
+		struct krc_data_hdr hdr = {
+			.flags = u->opcode == KRCORE_WR_SEND_IMM ?
+				 KRCORE_MSG_F_IMM : 0,
+			.dst_port = vq->port,
+			.src_port = vq->bound_port,
+			.imm_data = u->imm_data,
+		};
+
+		krc_data_hdr_encode(&hdr, vq->hdrs + slot * KRC_DATA_HDR_SIZE);
+		sge[0].addr = vq->hdrs_dma + slot * KRC_DATA_HDR_SIZE;
+		sge[0].length = KRC_DATA_HDR_SIZE;
+		sge[0].lkey = krc_node.dev->pd->local_dma_lkey;
+		h = 1;
+	}
 	for (i = 0; i < u->num_sge; i++) {
-		sge[i].addr = u->sg_list[i].addr;
-		sge[i].length = u->sg_list[i].length;
-		sge[i].lkey = u->sg_list[i].lkey;
+		sge[h + i].addr = u->sg_list[i].addr;
+		sge[h + i].length = u->sg_list[i].length;
+		sge[h + i].lkey = u->sg_list[i].lkey;
 	}
 	switch (u->opcode) {
 	case KRCORE_WR_READ:
@@ -43,15 +61,14 @@ static void krc_build_wr(struct krc_vq *vq, u16 slot, union krc_ib_wr *w,
 		wr->opcode = IB_WR_RDMA_WRITE;
 		break;
 	case KRCORE_WR_WRITE_IMM:
+		/* The upper half of the immediate names the port. */
 		wr->opcode = IB_WR_RDMA_WRITE_WITH_IMM;
-		wr->ex.imm_data = cpu_to_be32(u->imm_data);
+		wr->ex.imm_data = cpu_to_be32(vq->port << 16 | u->imm_data);
 		break;
 	case KRCORE_WR_SEND:
-		wr->opcode = IB_WR_SEND;
-		break;
 	case KRCORE_WR_SEND_IMM:
-		wr->opcode = IB_WR_SEND_WITH_IMM;
-		wr->ex.imm_data = cpu_to_be32(u->imm_data);
+		/* The immediate travels in the header. */
+		wr->opcode = IB_WR_SEND;
 		break;
 	case KRCORE_WR_ATOMIC_CAS:
 		wr->opcode = IB_WR_ATOMIC_CMP_AND_SWP;
@@ -72,7 +89,7 @@ static void krc_build_wr(struct krc_vq *vq, u16 slot, union krc_ib_wr *w,
 	}
 	wr->wr_id = krc_cookie_make(vq->id, slot, vq->slots[slot].gen);
 	wr->sg_list = sge;
-	wr->num_sge = u->num_sge;
+	wr->num_sge = u->num_sge + h;
 	if (hw_signal)
 		wr->send_flags |= IB_SEND_SIGNALED;
 	if (u->flags & KRCORE_WR_FENCE)
@@ -109,7 +126,7 @@ static void krc_unreserve(struct krc_vq *vq, const u16 *slots, int n)
  */
 static int krc_post_slots(struct krc_conn *conn, struct krc_vq *vq,
 			  const u16 *slots, int n, union krc_ib_wr *wrs,
-			  struct ib_sge (*sges)[KRCORE_MAX_SGE], u32 *reason)
+			  struct ib_sge (*sges)[KRC_MAX_HW_SGE], u32 *reason)
 {
 	const struct ib_send_wr *bad = NULL;
 	unsigned long flags, now = jiffies;
@@ -168,7 +185,7 @@ static int krc_post_slots(struct krc_conn *conn, struct krc_vq *vq,
 int krc_post_one(struct krc_conn *conn, struct krc_vq *vq, u16 slot)
 {
 	union krc_ib_wr wr;
-	struct ib_sge sge[1][KRCORE_MAX_SGE];
+	struct ib_sge sge[1][KRC_MAX_HW_SGE];
 	u32 reason = 0;
 
 	return krc_post_slots(conn, vq, &slot, 1, &wr, sge, &reason) == 1 ?

@@ -25,6 +25,7 @@ static const char * const krc_obj_names[KRC_NR_OBJ] = {
 	[KRC_OBJ_META_CONN] = "meta_conn",
 	[KRC_OBJ_PROC] = "proc",
 	[KRC_OBJ_USER_MR] = "user_mr",
+	[KRC_OBJ_SRQ] = "srq",
 };
 
 static const char * const krc_event_names[KRC_NR_EV] = {
@@ -44,6 +45,9 @@ static const char * const krc_event_names[KRC_NR_EV] = {
 	[KRC_EV_WR_REPOSTED] = "wr_reposted",
 	[KRC_EV_WR_NOT_EXECUTED] = "wr_not_executed",
 	[KRC_EV_RECOVERIES] = "recoveries",
+	[KRC_EV_MSG_RECEIVED] = "msg_received",
+	[KRC_EV_MSG_DROPPED] = "msg_dropped",
+	[KRC_EV_MSG_NO_PORT] = "msg_no_port",
 	[KRC_EV_SPARES_CREATED] = "spares_created",
 	[KRC_EV_SPARES_TAKEN] = "spares_taken",
 	[KRC_EV_SPARES_WAITED] = "spares_waited",

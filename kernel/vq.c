@@ -120,6 +120,7 @@ static int krc_vq_release(struct inode *inode, struct file *file)
 {
 	struct krc_vq *vq = file->private_data;
 
+	krc_vq_unbind_port(vq);
 	if (!krc_vq_drain(vq)) {
 		/* Never free what the hardware may still complete into. */
 		pr_err("krcore: VQ %u of pid %d: %u requests never completed, VQ leaked\n",
@@ -130,6 +131,7 @@ static int krc_vq_release(struct inode *inode, struct file *file)
 	mutex_lock(&vq->lock);
 	krc_vq_unbind(vq);
 	mutex_unlock(&vq->lock);
+	krc_vq_free_port(vq);
 	krc_vq_dp_free(vq);
 	krc_proc_put(vq->proc);
 	mutex_destroy(&vq->lock);
@@ -145,13 +147,15 @@ static int krc_vq_mmap(struct file *file, struct vm_area_struct *vma)
 	void *mem;
 	int ret;
 
-	if (vma->vm_pgoff != KRCORE_MMAP_RING)
+	if (vma->vm_pgoff != KRCORE_MMAP_RING &&
+	    vma->vm_pgoff != KRCORE_MMAP_RECV)
 		return -EINVAL;
 	mutex_lock(&vq->lock);
-	mem = vq->ring_mem;
+	mem = vma->vm_pgoff == KRCORE_MMAP_RING ? vq->ring_mem : vq->rring_mem;
 	if (!mem)
 		ret = -ENOTCONN;
-	else if (size != vq->ring_size)
+	else if (size != (vma->vm_pgoff == KRCORE_MMAP_RING ? vq->ring_size :
+			  vq->rring_size))
 		ret = -EINVAL;
 	else
 		ret = remap_vmalloc_range(vma, mem, 0);
@@ -398,11 +402,16 @@ static long krc_ioc_qpush(struct krc_vq *vq, void __user *uarg)
 	return ret;
 }
 
-static bool krc_vq_ready(struct krc_vq *vq, u32 *avail)
+static bool krc_vq_ready(struct krc_vq *vq, struct krcore_qwait *w)
 {
-	*avail = krc_ring_used(READ_ONCE(vq->prod),
-			       READ_ONCE(vq->ring->consumer), vq->entries);
-	return *avail || !READ_ONCE(vq->conn);
+	struct krcore_recv_ring *r = vq->rring;
+
+	w->available = vq->ring ? krc_ring_used(READ_ONCE(vq->prod),
+						READ_ONCE(vq->ring->consumer),
+						vq->entries) : 0;
+	w->messages = r ? krc_ring_used(READ_ONCE(vq->rprod),
+					READ_ONCE(r->consumer), r->entries) : 0;
+	return w->available || w->messages || (!r && !READ_ONCE(vq->conn));
 }
 
 static long krc_ioc_qwait(struct krc_vq *vq, void __user *uarg)
@@ -412,21 +421,38 @@ static long krc_ioc_qwait(struct krc_vq *vq, void __user *uarg)
 
 	if (copy_from_user(&req, uarg, sizeof(req)))
 		return -EFAULT;
-	if (!vq->ring)
+	if (!vq->ring && !vq->rring)
 		return -ENOTCONN;
-	if (!krc_vq_ready(vq, &req.available) && req.timeout_ms) {
+	if (!krc_vq_ready(vq, &req) && req.timeout_ms) {
 		ret = wait_event_interruptible_timeout
-			(vq->wq, krc_vq_ready(vq, &req.available),
+			(vq->wq, krc_vq_ready(vq, &req),
 			 msecs_to_jiffies(req.timeout_ms));
 		if (ret == -ERESTARTSYS)
 			ret = -EINTR;
 		else if (ret > 0)
 			ret = 0;
 	}
-	if (!ret && !req.available)
-		ret = READ_ONCE(vq->conn) ? -ETIMEDOUT : -ENOTCONN;
+	if (!ret && !req.available && !req.messages)
+		ret = READ_ONCE(vq->conn) || vq->rring ? -ETIMEDOUT : -ENOTCONN;
 	if (copy_to_user(uarg, &req, sizeof(req)))
 		return -EFAULT;
+	return ret;
+}
+
+static long krc_ioc_qbind(struct krc_vq *vq, void __user *uarg)
+{
+	struct krcore_qbind req;
+	int ret;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (!READ_ONCE(krc_node.up))
+		return -ENODEV;
+	mutex_lock(&vq->lock);
+	ret = krc_vq_bind_port(vq, req.port, &req.ring_size);
+	mutex_unlock(&vq->lock);
+	if (!ret && copy_to_user(uarg, &req, sizeof(req)))
+		ret = -EFAULT;
 	return ret;
 }
 
@@ -472,6 +498,9 @@ static long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case KRCORE_IOC_QWAIT:
 		ret = krc_ioc_qwait(vq, uarg);
+		break;
+	case KRCORE_IOC_QBIND:
+		ret = krc_ioc_qbind(vq, uarg);
 		break;
 	default:
 		ret = -ENOTTY;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "wr_check.h"
@@ -109,7 +110,7 @@ int krc_qpop(struct krc_vq *vq, struct krcore_cqe *cqes, unsigned int max)
 int krc_qpop_wait(struct krc_vq *vq, struct krcore_cqe *cqes, unsigned int max,
 		  int timeout_ms)
 {
-	struct krcore_qwait w;
+	struct krcore_qwait w = {};
 	int n, ret;
 
 	for (;;) {
@@ -226,4 +227,80 @@ const char *krc_wc_status_str(uint32_t status)
 	default:
 		return "error";
 	}
+}
+
+int krc_qbind(struct krc_vq *vq, uint16_t port)
+{
+	struct krcore_qbind req = { .port = port };
+	void *mem;
+	int ret;
+
+	ret = krcl_ioctl(vq, KRCORE_IOC_QBIND, &req);
+	if (ret == -EADDRINUSE)
+		return krcl_fail(ret, "port %u is bound by another VQ of this node",
+				 port);
+	if (ret < 0)
+		return krcl_fail(ret, "cannot bind port %u", port);
+	mem = mmap(NULL, req.ring_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   vq->fd, (off_t)KRCORE_MMAP_RECV * sysconf(_SC_PAGESIZE));
+	if (mem == MAP_FAILED)
+		return krcl_fail(-errno, "cannot map the receive ring");
+	vq->rring_mem = mem;
+	vq->rring_size = req.ring_size;
+	vq->rring = mem;
+	vq->rmsgs = (struct krcore_msg *)((char *)mem + vq->rring->entry_offset);
+	vq->rdata = (uint8_t *)mem + vq->rring->data_offset;
+	vq->rcons = __atomic_load_n(&vq->rring->consumer, __ATOMIC_ACQUIRE);
+	return 0;
+}
+
+int krc_qpop_msg(struct krc_vq *vq, struct krc_msg *msg)
+{
+	const struct krcore_msg *m;
+	uint32_t i;
+
+	if (!vq->rring)
+		return krcl_fail(-ENOTCONN, "the VQ has no bound port");
+	if (vq->rcons == __atomic_load_n(&vq->rring->producer, __ATOMIC_ACQUIRE))
+		return 0;
+	i = vq->rcons & (vq->rring->entries - 1);
+	m = &vq->rmsgs[i];
+	msg->data = vq->rdata + (size_t)i * vq->rring->slot_size;
+	msg->len = m->len;
+	msg->imm_data = m->imm_data;
+	msg->opcode = m->opcode;
+	msg->flags = m->flags;
+	msg->src_port = m->src_port;
+	memcpy(msg->src_gid, m->src_gid, 16);
+	return 1;
+}
+
+void krc_qmsg_done(struct krc_vq *vq)
+{
+	__atomic_store_n(&vq->rring->consumer, ++vq->rcons, __ATOMIC_RELEASE);
+}
+
+int krc_qpop_msg_wait(struct krc_vq *vq, struct krc_msg *msg, int timeout_ms)
+{
+	struct krcore_qwait w = {};
+	int n, ret;
+
+	for (;;) {
+		n = krc_qpop_msg(vq, msg);
+		if (n)
+			return n;
+		w.timeout_ms = timeout_ms < 0 ? 0x7fffffff : (uint32_t)timeout_ms;
+		ret = krcl_ioctl(vq, KRCORE_IOC_QWAIT, &w);
+		if (ret == -ETIMEDOUT)
+			return 0;
+		if (ret < 0)
+			return krcl_fail(ret, "waiting for messages failed");
+		if (!w.messages)
+			return 0;	/* woken for completions only */
+	}
+}
+
+uint32_t krc_msgs_dropped(const struct krc_vq *vq)
+{
+	return vq->rring ? __atomic_load_n(&vq->rring->dropped, __ATOMIC_RELAXED) : 0;
 }

@@ -22,6 +22,13 @@ struct krc_vq {
 	uint32_t mask;
 	uint32_t cons;
 	struct krcore_qpush last_push;
+	/* the receive ring, mapped at qbind */
+	void *rring_mem;
+	size_t rring_size;
+	struct krcore_recv_ring *rring;
+	struct krcore_msg *rmsgs;
+	uint8_t *rdata;
+	uint32_t rcons;
 };
 
 /* Map the completion ring after a successful qconnect. */

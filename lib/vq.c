@@ -94,6 +94,8 @@ void krc_vq_close(struct krc_vq *vq)
 		return;
 	if (vq->ring_mem)
 		munmap(vq->ring_mem, vq->ring_size);
+	if (vq->rring_mem)
+		munmap(vq->rring_mem, vq->rring_size);
 	close(vq->fd);
 	free(vq);
 }

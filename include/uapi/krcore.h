@@ -20,7 +20,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define KRCORE_ABI_VERSION	3
+#define KRCORE_ABI_VERSION	4
 #define KRCORE_DEVICE_PATH	"/dev/krcore"
 #define KRCORE_IOC_MAGIC	0xC7
 
@@ -267,14 +267,15 @@ struct krcore_dereg_mr {
  * (a positive errno) and @reason (enum krcore_reason) why the next one was
  * not:
  *   EINVAL        malformed: opcode, flags, SGE count, zero length, atomic
- *                 length or alignment, reserved fields not zero
+ *                 length or alignment, reserved fields not zero, a
+ *                 WRITE_IMM immediate beyond 16 bits
  *   ENOKEY        an lkey this process did not register
  *   EFAULT        a local buffer outside the registered range
  *   EACCES        the registration does not allow it (a READ or an atomic
  *                 needs KRCORE_ACCESS_LOCAL_WRITE)
  *   EMSGSIZE      longer than the connection carries
  *   ENOTCONN      the VQ is not connected
- *   EDESTADDRREQ  a SEND from a VQ connected without a port
+ *   EDESTADDRREQ  a SEND or WRITE_IMM from a VQ connected without a port
  *   EAGAIN        the VQ or the shared send queue is full: retry later
  * The ioctl returns @count when every request was posted (and then does
  * not write the structure back), else -1 with errno = @error.
@@ -304,13 +305,14 @@ struct krcore_sge {
 	__u32 lkey;
 };
 
+/* The immediate of a WRITE_IMM is 16 bits (the other 16 name the port). */
 struct krcore_wr {
 	__u64 wr_id;		/* the user's, returned in the completion */
 	__u8  opcode;		/* enum krcore_wr_opcode */
 	__u8  flags;		/* enum krcore_wr_flags */
 	__u8  num_sge;		/* 1 .. KRCORE_MAX_SGE */
 	__u8  reserved0;
-	__u32 imm_data;		/* *_IMM: the immediate (host order) */
+	__u32 imm_data;		/* *_IMM: the immediate, host order */
 	__u64 remote_addr;	/* READ, WRITE*, atomics */
 	__u32 rkey;
 	__u32 reserved1;
@@ -333,11 +335,12 @@ enum krcore_reason {
 	KRCORE_R_RANGE,		/* local buffer outside its registration */
 	KRCORE_R_ACCESS,	/* registration lacks LOCAL_WRITE */
 	KRCORE_R_NOT_CONNECTED,	/* VQ not connected */
-	KRCORE_R_NO_PORT,	/* SEND without a remote port */
+	KRCORE_R_NO_PORT,	/* SEND or WRITE_IMM without a remote port */
 	KRCORE_R_UNSUPPORTED,	/* the connection cannot carry it */
 	KRCORE_R_VQ_FULL,	/* this VQ's outstanding limit */
 	KRCORE_R_QP_FULL,	/* the shared send queue is full */
 	KRCORE_R_RECOVERING,	/* the connection is being re-established */
+	KRCORE_R_IMM,		/* WRITE_IMM immediate beyond 16 bits */
 	KRCORE_R_MAX,
 };
 
@@ -359,6 +362,54 @@ struct krcore_qpush {
  * sleeps until the ring is not empty.
  */
 #define KRCORE_MMAP_RING	0
+
+/*
+ * Two-sided messages. A VQ binds a port of its node (KRCORE_IOC_QBIND,
+ * 1..65535, one VQ per port) to receive; a VQ connected with that port
+ * sends to it. SEND and SEND_IMM carry up to KRCORE_MAX_SEND bytes;
+ * WRITE_IMM writes remote memory and notifies the port, its immediate
+ * limited to 16 bits (the other 16 name the port). Received messages land
+ * in the binding VQ's receive ring, mapped by mmap() at KRCORE_MMAP_RECV
+ * (pgoff): a header, @entries entries of struct krcore_msg, then @entries
+ * slots of @slot_size bytes; entry i's data is in slot i & (entries - 1).
+ * Messages are delivered reliably to the node; one that finds the ring
+ * full (or no VQ on its port) is dropped and counted in @dropped (or the
+ * msg_no_port counter): there is no flow control between processes.
+ */
+#define KRCORE_MMAP_RECV	1
+
+enum krcore_msg_flags {
+	KRCORE_MSG_F_IMM	= 1 << 0,	/* imm_data is valid */
+};
+
+struct krcore_msg {
+	__u32 len;		/* bytes in the slot (WRITE_IMM: bytes written) */
+	__u32 imm_data;
+	__u8  opcode;		/* KRCORE_WR_SEND, _SEND_IMM or _WRITE_IMM */
+	__u8  flags;		/* enum krcore_msg_flags */
+	__u16 src_port;		/* the sender VQ's bound port, 0: none */
+	__u32 reserved;
+	__u8  src_gid[16];	/* the sending node */
+};
+
+struct krcore_recv_ring {
+	__u32 producer;		/* written by the kernel */
+	__u32 pad0[15];
+	__u32 consumer;		/* written by the user */
+	__u32 pad1[15];
+	__u32 entries;		/* a power of two */
+	__u32 slot_size;
+	__u32 entry_offset;
+	__u32 data_offset;
+	__u32 size;		/* bytes to map */
+	__u32 dropped;		/* messages lost to a full ring */
+	__u64 reserved[4];
+};
+
+struct krcore_qbind {
+	__u32 port;		/* in */
+	__u32 ring_size;	/* out: bytes to mmap at KRCORE_MMAP_RECV */
+};
 
 enum krcore_wc_status {
 	KRCORE_WC_SUCCESS	= 0,
@@ -410,7 +461,9 @@ struct krcore_ring {
 
 struct krcore_qwait {
 	__u32 timeout_ms;	/* in: 0 = do not sleep */
-	__u32 available;	/* out: entries in the ring */
+	__u32 available;	/* out: entries in the completion ring */
+	__u32 messages;		/* out: entries in the receive ring */
+	__u32 reserved;
 };
 
 #define KRCORE_IOC_VERSION \
@@ -437,5 +490,7 @@ struct krcore_qwait {
 	_IOWR(KRCORE_IOC_MAGIC, 0x0a, struct krcore_qpush)
 #define KRCORE_IOC_QWAIT \
 	_IOWR(KRCORE_IOC_MAGIC, 0x0b, struct krcore_qwait)
+#define KRCORE_IOC_QBIND \
+	_IOWR(KRCORE_IOC_MAGIC, 0x0c, struct krcore_qbind)
 
 #endif /* _UAPI_KRCORE_H */

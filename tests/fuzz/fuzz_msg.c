@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * fuzz_msg.c - libFuzzer target for the decoders of common/proto.c and
- * common/card.c: every decoder sees the input; what one accepts must
- * re-encode to the same bytes (but the card's reserved bytes, which its
- * decoder ignores) and decode again to the same values.
+ * fuzz_msg.c - libFuzzer target for the decoders of common/proto.c (the
+ * control message, the CM hello and table descriptor, the two-sided data
+ * header) and common/card.c: every decoder sees the input; what one
+ * accepts must re-encode to the same bytes (but the card's reserved
+ * bytes, which its decoder ignores) and decode again to the same values.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -120,6 +121,39 @@ static void fuzz_desc(const uint8_t *data, size_t size)
 	check(desc_equal(&d, &d2));
 }
 
+/* The two-sided data header: proto.h's rules, in the decoders' order. */
+static int data_hdr_rule(const uint8_t *data, size_t size)
+{
+	if (size < KRC_DATA_HDR_SIZE || krc_get_le16(data) != KRC_DATA_MAGIC)
+		return -EBADMSG;
+	if (data[2] != KRC_MSG_VERSION)
+		return -EPROTO;
+	if ((data[3] & ~KRCORE_MSG_F_IMM) || krc_get_le32(data + 12))
+		return -EBADMSG;
+	return 0;
+}
+
+static void fuzz_data_hdr(const uint8_t *data, size_t size)
+{
+	struct krc_data_hdr h, h2;
+	u8 out[KRC_DATA_HDR_SIZE];
+	int rc;
+
+	memset(&h, 0x5a, sizeof(h));
+	rc = krc_data_hdr_decode(data, size, &h);
+	check(rc == data_hdr_rule(data, size));
+	if (rc) {
+		check(!h.flags && !h.dst_port && !h.src_port && !h.imm_data);
+		return;
+	}
+	check(!(h.flags & ~KRCORE_MSG_F_IMM));
+	krc_data_hdr_encode(&h, out);
+	check(!memcmp(out, data, sizeof(out)));
+	check(krc_data_hdr_decode(out, sizeof(out), &h2) == 0);
+	check(h.flags == h2.flags && h.dst_port == h2.dst_port &&
+	      h.src_port == h2.src_port && h.imm_data == h2.imm_data);
+}
+
 static void fuzz_card(const uint8_t *data, size_t size)
 {
 	struct krcore_card c, c2;
@@ -145,6 +179,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_msg(data, size);
 	fuzz_hello(data, size);
 	fuzz_desc(data, size);
+	fuzz_data_hdr(data, size);
 	fuzz_card(data, size);
 	return 0;
 }

@@ -17,7 +17,8 @@
  *
  * Whatever the verdict, it must be the one of a reference written from the
  * documentation, its errno the one of its reason, and an accepted request
- * must be safe to post: every SGE inside the registration it names, etc.
+ * must be safe to post: every SGE inside the registration it names, a
+ * SEND or WRITE_IMM with a remote port, a WRITE_IMM immediate of 16 bits...
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -90,6 +91,12 @@ static bool op_send(u8 op)
 	return op == KRCORE_WR_SEND || op == KRCORE_WR_SEND_IMM;
 }
 
+/* Two-sided: goes to a remote port (SEND, SEND_IMM, WRITE_IMM). */
+static bool op_to_port(u8 op)
+{
+	return op_send(op) || op == KRCORE_WR_WRITE_IMM;
+}
+
 static bool op_atomic(u8 op)
 {
 	return op == KRCORE_WR_ATOMIC_CAS || op == KRCORE_WR_ATOMIC_FAA;
@@ -148,6 +155,8 @@ static u32 reference(const struct krcore_wr *w, const struct krc_check_ctx *c,
 		     const struct table *t, u64 *len)
 {
 	u32 max_sge = c->max_sge < KRCORE_MAX_SGE ? c->max_sge : KRCORE_MAX_SGE;
+	/* a context claiming more than the ABI is held to the ABI */
+	u64 max_msg = c->max_msg < KRCORE_MAX_MSG ? c->max_msg : KRCORE_MAX_MSG;
 	u64 sum = 0;
 	u32 i;
 
@@ -166,7 +175,7 @@ static u32 reference(const struct krcore_wr *w, const struct krc_check_ctx *c,
 			return KRCORE_R_ZERO_LENGTH;
 		sum += w->sg_list[i].length;
 	}
-	if (sum > (op_send(w->opcode) ? KRCORE_MAX_SEND : c->max_msg))
+	if (sum > (op_send(w->opcode) ? KRCORE_MAX_SEND : max_msg))
 		return KRCORE_R_TOO_LONG;
 	if (op_atomic(w->opcode)) {
 		if (w->num_sge != 1 || sum != 8)
@@ -176,8 +185,10 @@ static u32 reference(const struct krcore_wr *w, const struct krc_check_ctx *c,
 		if (!c->atomics)
 			return KRCORE_R_UNSUPPORTED;
 	}
-	if (op_send(w->opcode) && !c->has_port)
+	if (op_to_port(w->opcode) && !c->has_port)
 		return KRCORE_R_NO_PORT;
+	if (w->opcode == KRCORE_WR_WRITE_IMM && w->imm_data > 0xffff)
+		return KRCORE_R_IMM;
 	for (i = 0; i < w->num_sge; i++) {
 		const struct krc_mr_view *mr = lookup(t, w->sg_list[i].lkey);
 
@@ -219,7 +230,11 @@ static void check_accepted(const struct krcore_wr *w, const struct krc_check_ctx
 	if (op_send(w->opcode))
 		check(len <= KRCORE_MAX_SEND && c->has_port);
 	else
-		check(len <= c->max_msg);
+		check(len <= c->max_msg && len <= KRCORE_MAX_MSG);
+	if (op_to_port(w->opcode))
+		check(c->has_port);
+	if (w->opcode == KRCORE_WR_WRITE_IMM)
+		check(w->imm_data <= 0xffff);
 	if (op_atomic(w->opcode))
 		check(w->num_sge == 1 && len == 8 && !(w->remote_addr & 7) && c->atomics);
 }
@@ -323,7 +338,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check((rc == 0) == (reason == KRCORE_R_OK));
 	check(-rc == krc_reason_errno(reason));
 	check(rc == doc_rc(reason));
-	check(reason <= KRCORE_R_UNSUPPORTED);	/* VQ_FULL...: not the check's */
+	/* VQ_FULL, QP_FULL, RECOVERING: the poster's, not the check's */
+	check(reason <= KRCORE_R_UNSUPPORTED || reason == KRCORE_R_IMM);
 	check(krc_reason_str(reason) && strcmp(krc_reason_str(reason), "?"));
 	if (rc == 0)
 		check_accepted(&w, &c, &t, len);

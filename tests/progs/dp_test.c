@@ -19,6 +19,13 @@
  *   dp_test steady ADDR INFO SECS    READs for SECS seconds, all must succeed
  *                                    (recovery may re-post them)
  *   dp_test inflight ADDR INFO       keep READs in flight forever (to be killed)
+ *   dp_test echo PORT N INFO         bind PORT, send back each of N messages
+ *                                    to its sender's node and port (for a
+ *                                    WRITE_IMM: the bytes written); publish
+ *                                    its buffer in INFO
+ *   dp_test ping ADDR PORT N INFO    bind a port, send N-1 messages (SEND and
+ *                                    SEND_IMM, 1 B..4080 B) and one WRITE_IMM
+ *                                    to ADDR:PORT; check each echo
  * Exit 0 only if every check held; each failure is printed.
  */
 #include <errno.h>
@@ -664,12 +671,149 @@ static int do_inflight(const char *addr, const struct remote *r)
 	return 0;
 }
 
+static int send_one(struct krc_vq *vq, const struct krc_mr *mr, uint32_t len,
+		    uint8_t op, uint32_t imm, uint64_t id)
+{
+	struct krcore_cqe cqe;
+	struct krcore_wr wr;
+
+	fill(&wr, op, mr->addr, mr->lkey, len, 0, 0, id);
+	wr.imm_data = imm;
+	return one(vq, &wr, &cqe);
+}
+
+static int do_echo(int port, int n, const char *info)
+{
+	struct krc_vq *rx, *tx = NULL;
+	uint8_t *buf = xalloc(8192);
+	struct krcore_qconnect qc;
+	struct krc_msg m;
+	struct krc_mr mr;
+	char tmp[512];
+	int i, st;
+	FILE *f;
+
+	if (krc_vq_open(&rx) < 0 || krc_qbind(rx, (uint16_t)port) < 0 ||
+	    krc_reg_mr(rx, buf, 8192, KRCORE_ACCESS_LOCAL_WRITE |
+		       KRCORE_ACCESS_REMOTE_WRITE, &mr) < 0) {
+		FAIL("echo: %s", krc_errmsg());
+		return 1;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", info);
+	f = fopen(tmp, "w");
+	if (!f)
+		return 1;
+	fprintf(f, "%llx %x\n", (unsigned long long)(uintptr_t)buf + 4096, mr.rkey);
+	fclose(f);
+	rename(tmp, info);
+	printf("dp_test: echo on port %d\n", port);
+	fflush(stdout);
+	for (i = 0; i < n; i++) {
+		if (krc_qpop_msg_wait(rx, &m, 60000) != 1) {
+			FAIL("echo: message %d never came", i);
+			return 1;
+		}
+		if (!tx) {
+			char a[KRC_GID_STRLEN];
+
+			krc_gid_format(m.src_gid, a, sizeof(a));
+			if (krc_vq_open(&tx) < 0 ||
+			    krc_qconnect(tx, a, m.src_port, &qc) < 0) {
+				FAIL("echo: connect back: %s", krc_errmsg());
+				return 1;
+			}
+		}
+		/* A WRITE_IMM's bytes are in our buffer already. */
+		if (m.opcode == KRCORE_WR_WRITE_IMM)
+			memcpy(buf, buf + 4096, m.len);
+		else
+			memcpy(buf, m.data, m.len);
+		st = send_one(tx, &mr, m.len, m.opcode == KRCORE_WR_WRITE_IMM ?
+			      KRCORE_WR_SEND_IMM : m.opcode, m.imm_data, i);
+		krc_qmsg_done(rx);
+		if (st)
+			FAIL("echo: send back: status %d", st);
+	}
+	printf("dp_test: echoed %d messages, %u dropped\n", n, krc_msgs_dropped(rx));
+	return failures ? 1 : 0;
+}
+
+static int do_ping(const char *addr, int port, int n, const char *info)
+{
+	struct krc_vq *vq;
+	uint8_t *buf = xalloc(8192);
+	struct krcore_qconnect qc;
+	struct remote r;
+	struct krc_msg m;
+	struct krc_mr mr;
+	int i, k;
+
+	if (read_info(info, &r))
+		return 1;
+	if (krc_vq_open(&vq) < 0 || krc_qbind(vq, (uint16_t)(port + 1)) < 0 ||
+	    krc_qconnect(vq, addr, (uint32_t)port, &qc) < 0 ||
+	    krc_reg_mr(vq, buf, 8192, KRCORE_ACCESS_LOCAL_WRITE, &mr) < 0) {
+		FAIL("ping: %s", krc_errmsg());
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t len = i == n - 1 ? KRCORE_MAX_SEND :
+			       1 + (uint32_t)(i * 997) % KRCORE_MAX_SEND;
+		uint8_t op = i % 2 ? KRCORE_WR_SEND_IMM : KRCORE_WR_SEND;
+		uint32_t imm = 0xabc000u + (uint32_t)i;
+		struct krcore_cqe cqe;
+		struct krcore_wr wr;
+
+		for (k = 0; k < (int)len; k++)
+			buf[k] = (uint8_t)(k + i);
+		if (i == n - 1) {
+			/* WRITE_IMM: 16-bit immediate; echoed as a SEND_IMM */
+			len = KRCORE_MAX_SEND;
+			imm = 0x1234;
+			fill(&wr, KRCORE_WR_WRITE_IMM, buf, mr.lkey, len, r.addr,
+			     r.rkey, (uint64_t)i);
+			wr.imm_data = imm;
+			if (one(vq, &wr, &cqe)) {
+				FAIL("ping: WRITE_IMM failed: %u", cqe.status);
+				return 1;
+			}
+			op = KRCORE_WR_SEND_IMM;
+		} else if (send_one(vq, &mr, len, op, imm, (uint64_t)i)) {
+			FAIL("ping: send %d failed", i);
+			return 1;
+		}
+		if (krc_qpop_msg_wait(vq, &m, 30000) != 1) {
+			FAIL("ping: no echo of %d", i);
+			return 1;
+		}
+		if (m.len != len || m.opcode != op ||
+		    (op == KRCORE_WR_SEND_IMM && m.imm_data != imm))
+			FAIL("ping: echo %d: len %u op %u imm %x", i, m.len,
+			     m.opcode, m.imm_data);
+		for (k = 0; k < (int)len; k++)
+			if (((const uint8_t *)m.data)[k] != (uint8_t)(k + i)) {
+				FAIL("ping: echo %d: wrong byte %d", i, k);
+				break;
+			}
+		krc_qmsg_done(vq);
+	}
+	printf("dp_test: %d messages echoed and checked\n", n);
+	printf("dp_test: SEND and SEND_IMM of 1 to %u bytes, a WRITE_IMM\n",
+	       KRCORE_MAX_SEND);
+	krc_vq_close(vq);
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct remote r;
 
 	if (argc >= 3 && !strcmp(argv[1], "serve"))
 		return serve(argv[2]);
+	if (argc == 5 && !strcmp(argv[1], "echo"))
+		return do_echo(atoi(argv[2]), atoi(argv[3]), argv[4]);
+	if (argc == 6 && !strcmp(argv[1], "ping"))
+		return do_ping(argv[2], atoi(argv[3]), atoi(argv[4]), argv[5]);
 	if (argc < 4 || read_info(argv[3], &r))
 		goto usage;
 	if (!strcmp(argv[1], "rw"))
@@ -690,6 +834,7 @@ usage:
 	fprintf(stderr, "usage: dp_test serve INFO\n"
 		"       dp_test rw|garbage|flood|badrkey|inflight ADDR INFO\n"
 		"       dp_test share ADDR INFO PROCS BATCHES\n"
-		"       dp_test steady ADDR INFO SECS PROCS\n");
+		"       dp_test steady ADDR INFO SECS PROCS\n"
+		"       dp_test echo PORT N INFO | ping ADDR PORT N INFO\n");
 	return 2;
 }

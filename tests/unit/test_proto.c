@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * test_proto.c - node-to-node messages and the MetaServer's rdma_cm
- * private data (common/proto.c), no VM needed.
+ * test_proto.c - node-to-node messages, the MetaServer's rdma_cm
+ * private data and the two-sided data header (common/proto.c), no VM
+ * needed.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -765,6 +766,345 @@ static void test_mutations(void **state)
 	assert_true(acc_desc > 100);
 }
 
+/* ---- the two-sided data header (krc_data_hdr) ---- */
+
+static struct krc_data_hdr sample_hdr(void)
+{
+	struct krc_data_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.flags = KRCORE_MSG_F_IMM;
+	h.dst_port = 0x1234;
+	h.src_port = 0xbeef;
+	h.imm_data = 0xa1b2c3d4;
+	return h;
+}
+
+static bool hdr_equal(const struct krc_data_hdr *a, const struct krc_data_hdr *b)
+{
+	return a->flags == b->flags && a->dst_port == b->dst_port &&
+	       a->src_port == b->src_port && a->imm_data == b->imm_data;
+}
+
+static bool hdr_is_zero(const struct krc_data_hdr *h)
+{
+	return !h->flags && !h->dst_port && !h->src_port && !h->imm_data;
+}
+
+/* Decode @buf and expect @err, with the output zeroed. */
+static void expect_hdr_err(const u8 *buf, size_t len, int err)
+{
+	struct krc_data_hdr d;
+
+	memset(&d, 0x5a, sizeof(d));
+	assert_int_equal(krc_data_hdr_decode(buf, len, &d), err);
+	assert_true(hdr_is_zero(&d));
+}
+
+/*
+ * The verdict of proto.h's rules on @len bytes: short or bad magic, then
+ * the version, then flags and the zero field (the order of every decoder
+ * of proto.c: length, magic, version, the rest).
+ */
+static int hdr_doc_rc(const u8 *buf, size_t len)
+{
+	if (len < KRC_DATA_HDR_SIZE)
+		return -EBADMSG;
+	if (buf[0] != 'K' || buf[1] != 'M')
+		return -EBADMSG;
+	if (buf[2] != KRC_MSG_VERSION)
+		return -EPROTO;
+	if (buf[3] & ~KRCORE_MSG_F_IMM)
+		return -EBADMSG;
+	if (buf[12] || buf[13] || buf[14] || buf[15])
+		return -EBADMSG;
+	return 0;
+}
+
+static void test_data_hdr_layout(void **state)
+{
+	struct krc_data_hdr h = sample_hdr(), d;
+	u8 buf[KRC_DATA_HDR_SIZE + 8];
+
+	(void)state;
+	assert_int_equal(KRC_DATA_HDR_SIZE, 16);
+	assert_int_equal(KRC_DATA_MAGIC, 0x4d4b);
+	assert_int_equal(KRCORE_MSG_F_IMM, 1);
+	/* a header and the largest SEND fit one 4 KiB receive buffer */
+	assert_true(KRC_DATA_HDR_SIZE + KRCORE_MAX_SEND <= 4096);
+
+	/* the encoder writes exactly 16 bytes, its zero field included */
+	memset(buf, 0xee, sizeof(buf));
+	krc_data_hdr_encode(&h, buf);
+	assert_memory_equal(buf, "KM", 2);		/* 0x4d4b, LE */
+	assert_int_equal(buf[2], KRC_MSG_VERSION);
+	assert_int_equal(buf[3], KRCORE_MSG_F_IMM);
+	assert_memory_equal(buf + 4, "\x34\x12", 2);	/* dst_port */
+	assert_memory_equal(buf + 6, "\xef\xbe", 2);	/* src_port */
+	assert_memory_equal(buf + 8, "\xd4\xc3\xb2\xa1", 4);
+	assert_memory_equal(buf + 12, "\0\0\0\0", 4);
+	assert_int_equal(buf[KRC_DATA_HDR_SIZE], 0xee);
+	assert_int_equal(krc_get_le16(buf), KRC_DATA_MAGIC);
+
+	/* every field at its own offset: nothing overlaps */
+	memset(&h, 0, sizeof(h));
+	memset(buf, 0xee, sizeof(buf));
+	krc_data_hdr_encode(&h, buf);
+	assert_memory_equal(buf, "KM", 2);
+	assert_int_equal(buf[2], KRC_MSG_VERSION);
+	assert_memory_equal(buf + 3, "\0\0\0\0\0\0\0\0\0\0\0\0\0", 13);
+	h.dst_port = 0xffff;
+	krc_data_hdr_encode(&h, buf);
+	assert_memory_equal(buf + 4, "\xff\xff\0\0\0\0\0\0\0\0\0\0", 12);
+	h.dst_port = 0;
+	h.src_port = 0xffff;
+	krc_data_hdr_encode(&h, buf);
+	assert_memory_equal(buf + 4, "\0\0\xff\xff\0\0\0\0\0\0\0\0", 12);
+	h.src_port = 0;
+	h.imm_data = 0xffffffff;
+	krc_data_hdr_encode(&h, buf);
+	assert_memory_equal(buf + 4, "\0\0\0\0\xff\xff\xff\xff\0\0\0\0", 12);
+	assert_int_equal(buf[3], 0);
+	assert_int_equal(krc_data_hdr_decode(buf, KRC_DATA_HDR_SIZE, &d), 0);
+	assert_true(hdr_equal(&h, &d));
+}
+
+static void test_data_hdr_roundtrip(void **state)
+{
+	static const u16 ports[] = { 0, 1, 2, 0x00ff, 0x0100, 0x7fff, 0x8000,
+				     0xfffe, 0xffff };
+	static const u32 imms[] = { 0, 1, 0xffff, 0x10000, 0x80000000,
+				    0xffffffff };
+	u8 buf[KRC_DATA_HDR_SIZE + KRCORE_MAX_SEND];
+	struct krc_data_hdr h, d;
+	size_t i, k, f;
+
+	(void)state;
+	for (f = 0; f < 2; f++) {
+		for (i = 0; i < ARRAY_SIZE(ports); i++) {
+			for (k = 0; k < ARRAY_SIZE(imms); k++) {
+				memset(&h, 0, sizeof(h));
+				h.flags = f ? KRCORE_MSG_F_IMM : 0;
+				h.dst_port = ports[i];
+				h.src_port = ports[ARRAY_SIZE(ports) - 1 - i];
+				h.imm_data = imms[k];
+				memset(buf, 0xa5, sizeof(buf));
+				krc_data_hdr_encode(&h, buf);
+				assert_int_equal(buf[KRC_DATA_HDR_SIZE], 0xa5);
+				memset(&d, 0x5a, sizeof(d));
+				assert_int_equal(krc_data_hdr_decode(buf, KRC_DATA_HDR_SIZE,
+								     &d), 0);
+				assert_true(hdr_equal(&h, &d));
+				/* with a payload behind it, whatever it holds */
+				memset(&d, 0x5a, sizeof(d));
+				assert_int_equal(krc_data_hdr_decode(buf, sizeof(buf),
+								     &d), 0);
+				assert_true(hdr_equal(&h, &d));
+				assert_int_equal(krc_data_hdr_decode(buf,
+								     KRC_DATA_HDR_SIZE + 1,
+								     &d), 0);
+				assert_true(hdr_equal(&h, &d));
+			}
+		}
+	}
+	/* the immediate is carried as is, even without KRCORE_MSG_F_IMM */
+	h = sample_hdr();
+	h.flags = 0;
+	krc_data_hdr_encode(&h, buf);
+	assert_int_equal(krc_data_hdr_decode(buf, KRC_DATA_HDR_SIZE, &d), 0);
+	assert_true(hdr_equal(&h, &d));
+}
+
+static void test_data_hdr_rejects(void **state)
+{
+	struct krc_data_hdr h = sample_hdr(), d;
+	u8 good[KRC_DATA_HDR_SIZE + 16], buf[KRC_DATA_HDR_SIZE + 16];
+	u8 msg[KRC_MSG_SIZE], hello[KRC_CM_HELLO_SIZE];
+	struct krc_meta_hello mh = sample_hello();
+	struct krc_msg m = sample_msg(KRC_MSG_RTU);
+	size_t len;
+	unsigned int v;
+	int i, bit;
+
+	(void)state;
+	memset(good, 0, sizeof(good));
+	krc_data_hdr_encode(&h, good);
+	assert_int_equal(krc_data_hdr_decode(good, sizeof(good), &d), 0);
+
+	/* short: every length below 16 */
+	for (len = 0; len < KRC_DATA_HDR_SIZE; len++)
+		expect_hdr_err(good, len, -EBADMSG);
+
+	/* magic: each bit of both bytes, swapped, zero */
+	for (i = 0; i < 2; i++) {
+		for (bit = 0; bit < 8; bit++) {
+			memcpy(buf, good, sizeof(buf));
+			buf[i] ^= (u8)(1 << bit);
+			expect_hdr_err(buf, sizeof(buf), -EBADMSG);
+		}
+	}
+	memcpy(buf, good, sizeof(buf));
+	buf[0] = 'M';
+	buf[1] = 'K';
+	expect_hdr_err(buf, sizeof(buf), -EBADMSG);
+	buf[0] = 0;
+	buf[1] = 0;
+	expect_hdr_err(buf, sizeof(buf), -EBADMSG);
+	/* a control message or a CM hello is not a data header */
+	krc_msg_encode(&m, msg);
+	expect_hdr_err(msg, sizeof(msg), -EBADMSG);
+	krc_meta_hello_encode(&mh, hello);
+	expect_hdr_err(hello, sizeof(hello), -EBADMSG);
+	/* nor is a data header one of them */
+	memset(msg, 0, sizeof(msg));
+	krc_data_hdr_encode(&h, msg);
+	assert_int_equal(krc_msg_decode(msg, sizeof(msg), &m), -EBADMSG);
+	assert_int_equal(krc_meta_hello_decode(msg, sizeof(msg), &mh), -EBADMSG);
+
+	/* version: anything but KRC_MSG_VERSION */
+	for (v = 0; v < 256; v++) {
+		if (v == KRC_MSG_VERSION)
+			continue;
+		memcpy(buf, good, sizeof(buf));
+		buf[2] = (u8)v;
+		expect_hdr_err(buf, sizeof(buf), -EPROTO);
+	}
+
+	/* flags: KRCORE_MSG_F_IMM or nothing */
+	for (v = 0; v < 256; v++) {
+		memcpy(buf, good, sizeof(buf));
+		buf[3] = (u8)v;
+		if (v & ~(unsigned int)KRCORE_MSG_F_IMM) {
+			expect_hdr_err(buf, sizeof(buf), -EBADMSG);
+		} else {
+			assert_int_equal(krc_data_hdr_decode(buf, sizeof(buf), &d), 0);
+			assert_int_equal(d.flags, v);
+		}
+	}
+
+	/* the zero field, 12..15: each bit */
+	for (i = 12; i < KRC_DATA_HDR_SIZE; i++) {
+		for (bit = 0; bit < 8; bit++) {
+			memcpy(buf, good, sizeof(buf));
+			buf[i] = (u8)(1 << bit);
+			expect_hdr_err(buf, sizeof(buf), -EBADMSG);
+		}
+		memcpy(buf, good, sizeof(buf));
+		buf[i] = 0xff;
+		expect_hdr_err(buf, sizeof(buf), -EBADMSG);
+	}
+	/* ... but the payload's bytes, past 16, are not the header's */
+	memcpy(buf, good, sizeof(buf));
+	memset(buf + KRC_DATA_HDR_SIZE, 0xff, sizeof(buf) - KRC_DATA_HDR_SIZE);
+	assert_int_equal(krc_data_hdr_decode(buf, sizeof(buf), &d), 0);
+	assert_true(hdr_equal(&h, &d));
+
+	/* the order: short, magic, version, then flags and zero field */
+	memcpy(buf, good, sizeof(buf));
+	buf[0] = 'X';
+	buf[2] = KRC_MSG_VERSION + 1;
+	buf[3] = 0x80;
+	buf[15] = 1;
+	expect_hdr_err(buf, KRC_DATA_HDR_SIZE - 1, -EBADMSG);
+	expect_hdr_err(buf, sizeof(buf), -EBADMSG);
+	buf[0] = 'K';
+	expect_hdr_err(buf, sizeof(buf), -EPROTO);
+	buf[2] = KRC_MSG_VERSION;
+	expect_hdr_err(buf, sizeof(buf), -EBADMSG);
+	buf[3] = KRCORE_MSG_F_IMM;
+	expect_hdr_err(buf, sizeof(buf), -EBADMSG);
+	buf[15] = 0;
+	assert_int_equal(krc_data_hdr_decode(buf, sizeof(buf), &d), 0);
+	assert_true(hdr_equal(&h, &d));
+
+	/* an error after a success: the output is zeroed again */
+	assert_false(hdr_is_zero(&d));
+	assert_int_equal(krc_data_hdr_decode(buf, 3, &d), -EBADMSG);
+	assert_true(hdr_is_zero(&d));
+}
+
+/*
+ * Mutations of valid headers followed by a payload: the decoder never
+ * crashes, agrees with proto.h's rules, leaves the output zeroed when it
+ * rejects, and what it accepts re-encodes to the same 16 bytes.
+ */
+static void test_data_hdr_mutations(void **state)
+{
+	enum { NSRC = 4, ITERS = 100000 };
+	u8 src[NSRC][KRC_DATA_HDR_SIZE + 16], buf[KRC_DATA_HDR_SIZE + 16];
+	u8 out[KRC_DATA_HDR_SIZE];
+	int acc = 0, badmsg = 0, proto = 0, it, i, n, rc;
+	struct krc_data_hdr h, h2;
+	u64 seed = 0x4b4d16;
+	size_t len;
+
+	(void)state;
+	for (i = 0; i < NSRC; i++) {
+		h = sample_hdr();
+		h.flags = i & 1 ? KRCORE_MSG_F_IMM : 0;
+		h.dst_port = (u16)(i < 2 ? 0xffff : 1);
+		h.imm_data = i < 2 ? 0 : 0xffffffff;
+		memset(src[i], 0, sizeof(src[i]));
+		krc_data_hdr_encode(&h, src[i]);
+		memset(src[i] + KRC_DATA_HDR_SIZE, 0x30 + i, 16);
+	}
+	for (it = 0; it < ITERS; it++) {
+		u64 r = rnd_next(&seed);
+
+		memcpy(buf, src[r % NSRC], sizeof(buf));
+		len = sizeof(buf);
+		n = 1 + (int)((r >> 8) % 3);
+		while (n--) {
+			u64 q = rnd_next(&seed);
+			/* mostly in the header */
+			int pos = (int)(q % ((q >> 40) % 4 ? KRC_DATA_HDR_SIZE : sizeof(buf)));
+
+			switch ((q >> 16) % 4) {
+			case 0:		/* one bit */
+				buf[pos] ^= (u8)(1 << ((q >> 24) % 8));
+				break;
+			case 1:		/* an extreme */
+				buf[pos] = (q >> 24) & 1 ? 0xff : 0;
+				break;
+			default:	/* anything else */
+				buf[pos] ^= (u8)(1 + (q >> 24) % 255);
+				break;
+			}
+		}
+		/* now and then a short buffer */
+		if ((r >> 32) % 16 == 0)
+			len = (size_t)((r >> 40) % (sizeof(buf) + 1));
+
+		memset(&h, 0x5a, sizeof(h));
+		rc = krc_data_hdr_decode(buf, len, &h);
+		assert_int_equal(rc, hdr_doc_rc(buf, len));
+		if (rc) {
+			assert_true(rc == -EBADMSG || rc == -EPROTO);
+			assert_true(hdr_is_zero(&h));
+			if (rc == -EPROTO)
+				proto++;
+			else
+				badmsg++;
+			continue;
+		}
+		acc++;
+		assert_true(len >= KRC_DATA_HDR_SIZE);
+		assert_int_equal(h.flags & ~KRCORE_MSG_F_IMM, 0);
+		assert_int_equal(h.dst_port, krc_get_le16(buf + 4));
+		assert_int_equal(h.src_port, krc_get_le16(buf + 6));
+		assert_int_equal(h.imm_data, krc_get_le32(buf + 8));
+		krc_data_hdr_encode(&h, out);
+		assert_memory_equal(out, buf, KRC_DATA_HDR_SIZE);
+		assert_int_equal(krc_data_hdr_decode(out, sizeof(out), &h2), 0);
+		assert_true(hdr_equal(&h, &h2));
+	}
+	print_message("data header mutations: accepted %d, -EBADMSG %d, -EPROTO %d\n",
+		      acc, badmsg, proto);
+	assert_true(acc > ITERS / 10);
+	assert_true(badmsg > ITERS / 5);
+	assert_true(proto > ITERS / 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -776,6 +1116,10 @@ int main(void)
 		cmocka_unit_test(test_hello),
 		cmocka_unit_test(test_desc),
 		cmocka_unit_test(test_mutations),
+		cmocka_unit_test(test_data_hdr_layout),
+		cmocka_unit_test(test_data_hdr_roundtrip),
+		cmocka_unit_test(test_data_hdr_rejects),
+		cmocka_unit_test(test_data_hdr_mutations),
 	};
 
 	return cmocka_run_group_tests_name("proto", tests, NULL, NULL);

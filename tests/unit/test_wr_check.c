@@ -117,7 +117,7 @@ static const char *reason_name(u32 r)
 		"OK", "OPCODE", "FLAGS", "RESERVED", "NUM_SGE", "ZERO_LENGTH",
 		"TOO_LONG", "ATOMIC_SIZE", "ATOMIC_ALIGN", "LKEY", "RANGE",
 		"ACCESS", "NOT_CONNECTED", "NO_PORT", "UNSUPPORTED", "VQ_FULL",
-		"QP_FULL", "RECOVERING",
+		"QP_FULL", "RECOVERING", "IMM",
 	};
 
 	return r < ARRAY_SIZE(names) ? names[r] : "(out of range)";
@@ -139,6 +139,7 @@ static int doc_rc(u32 r)
 	case KRCORE_R_ZERO_LENGTH:
 	case KRCORE_R_ATOMIC_SIZE:
 	case KRCORE_R_ATOMIC_ALIGN:
+	case KRCORE_R_IMM:		/* "malformed" */
 		return -EINVAL;
 	case KRCORE_R_LKEY:
 		return -ENOKEY;
@@ -172,7 +173,8 @@ static void dump_wr(const struct krcore_wr *w, const struct krc_check_ctx *c)
 		      (unsigned long long)c->max_msg);
 	print_message("wr: opcode %u flags %#x num_sge %u reserved0 %u reserved1 %#x\n",
 		      w->opcode, w->flags, w->num_sge, w->reserved0, w->reserved1);
-	print_message("    remote_addr %#llx\n", (unsigned long long)w->remote_addr);
+	print_message("    remote_addr %#llx imm_data %#x\n",
+		      (unsigned long long)w->remote_addr, w->imm_data);
 	for (i = 0; i < KRCORE_MAX_SGE; i++)
 		print_message("  sge[%d]: addr %#llx length %#x lkey %#x\n", i,
 			      (unsigned long long)w->sg_list[i].addr,
@@ -226,7 +228,9 @@ static void test_layout(void **state)
 	(void)state;
 	assert_int_equal(sizeof(struct krcore_sge), 16);
 	assert_int_equal(sizeof(struct krcore_wr), 48 + 16 * KRCORE_MAX_SGE);
-	assert_int_equal(KRCORE_R_MAX, 18);
+	assert_int_equal(KRCORE_R_RECOVERING, 17);
+	assert_int_equal(KRCORE_R_IMM, 18);
+	assert_int_equal(KRCORE_R_MAX, 19);
 }
 
 static void test_accepts_every_opcode(void **state)
@@ -250,11 +254,15 @@ static void test_accepts_every_opcode(void **state)
 				sum += 200 - 64;
 			}
 			expect_ok(&w, &c, sum);
-			/* every flag, remote fields are not checked */
+			/*
+			 * every flag, remote fields are not checked, nor is
+			 * the immediate but WRITE_IMM's 16 bits
+			 */
 			w.flags = KRCORE_WR_SIGNALED | KRCORE_WR_FENCE;
 			w.remote_addr = 0xffffffffffffffffULL;
 			w.rkey = 0;
-			w.imm_data = 0xffffffff;
+			w.imm_data = rdma_ops[i] == KRCORE_WR_WRITE_IMM ?
+				     0xffff : 0xffffffff;
 			expect_ok(&w, &c, sum);
 			w.flags = 0;
 			expect_ok(&w, &c, sum);
@@ -486,6 +494,15 @@ static void test_too_long(void **state)
 		expect_fail(&w, &c, KRCORE_R_TOO_LONG);
 		set_lengths(&w, 0xffffffff, 1, 0, 0);
 		expect_fail(&w, &c, KRCORE_R_TOO_LONG);
+		/* a context claiming more than the ABI is held to the ABI */
+		c.max_msg = 0xffffffffffffffffULL;
+		set_lengths(&w, KRCORE_MAX_MSG, 0, 0, 0);
+		expect_ok(&w, &c, KRCORE_MAX_MSG);
+		set_lengths(&w, KRCORE_MAX_MSG + 1, 0, 0, 0);
+		expect_fail(&w, &c, KRCORE_R_TOO_LONG);
+		c.max_msg = (u64)KRCORE_MAX_MSG * 4;
+		set_lengths(&w, 0x80000000, 0x80000000, 0, 0);
+		expect_fail(&w, &c, KRCORE_R_TOO_LONG);
 	}
 	/* SEND, SEND_IMM: KRCORE_MAX_SEND, whatever ctx.max_msg is */
 	for (i = 3; i < 5; i++) {
@@ -589,16 +606,149 @@ static void test_no_port(void **state)
 	(void)state;
 	c.has_port = false;
 	for (i = 0; i < ARRAY_SIZE(all_ops); i++) {
-		w = good_wr(all_ops[i], 1);
-		if (all_ops[i] == KRCORE_WR_SEND || all_ops[i] == KRCORE_WR_SEND_IMM)
+		u8 op = all_ops[i];
+
+		w = good_wr(op, 1);
+		if (op == KRCORE_WR_SEND || op == KRCORE_WR_SEND_IMM ||
+		    op == KRCORE_WR_WRITE_IMM)
 			expect_fail(&w, &c, KRCORE_R_NO_PORT);
 		else
 			expect_ok(&w, &c, w.sg_list[0].length);
+		/* with a port, all of them go */
+		c.has_port = true;
+		expect_ok(&w, &c, w.sg_list[0].length);
+		c.has_port = false;
 	}
 	/* before the lkeys are looked at */
 	w = good_wr(KRCORE_WR_SEND, 2);
 	w.sg_list[0].lkey = LK_BAD;
 	expect_fail(&w, &c, KRCORE_R_NO_PORT);
+	w.opcode = KRCORE_WR_WRITE_IMM;
+	expect_fail(&w, &c, KRCORE_R_NO_PORT);
+	/* and before the WRITE_IMM immediate */
+	w = good_wr(KRCORE_WR_WRITE_IMM, KRCORE_MAX_SGE);
+	w.imm_data = 0x10000;
+	expect_fail(&w, &c, KRCORE_R_NO_PORT);
+	w.sg_list[3].addr = 0x20000;
+	expect_fail(&w, &c, KRCORE_R_NO_PORT);
+	/* a WRITE_IMM needs a port, yet is held to the WRITE limit */
+	w = good_wr(KRCORE_WR_WRITE_IMM, 1);
+	w.sg_list[0].lkey = LK_BIG;
+	w.sg_list[0].addr = 0x7fff00000000ULL;
+	w.sg_list[0].length = KRCORE_MAX_SEND + 1;	/* a WRITE's limit */
+	expect_fail(&w, &c, KRCORE_R_NO_PORT);
+	c.has_port = true;
+	expect_ok(&w, &c, KRCORE_MAX_SEND + 1);
+}
+
+/*
+ * KRCORE_R_IMM: the immediate of a WRITE_IMM fits in 16 bits (the other
+ * 16 name the port); the immediate of every other opcode is not checked.
+ */
+static void test_write_imm_immediate(void **state)
+{
+	static const u32 good_imm[] = { 0, 1, 0x7fff, 0x8000, 0xfffe, 0xffff };
+	static const u32 bad_imm[] = {
+		0x10000, 0x10001, 0x1ffff, 0x20000, 0xffff0000, 0x80000000,
+		0x7fffffff, 0xfffeffff, 0xffffffff,
+	};
+	struct krc_check_ctx c = good_ctx();
+	struct krcore_wr w;
+	size_t i, k;
+	u8 n;
+
+	(void)state;
+	for (n = 1; n <= KRCORE_MAX_SGE; n++) {
+		for (k = 0; k < ARRAY_SIZE(good_imm); k++) {
+			w = good_wr(KRCORE_WR_WRITE_IMM, n);
+			w.imm_data = good_imm[k];
+			expect_ok(&w, &c, 64 * n);
+		}
+		for (k = 0; k < ARRAY_SIZE(bad_imm); k++) {
+			w = good_wr(KRCORE_WR_WRITE_IMM, n);
+			w.imm_data = bad_imm[k];
+			expect_fail(&w, &c, KRCORE_R_IMM);
+		}
+	}
+	/* every other opcode: any immediate */
+	for (i = 0; i < ARRAY_SIZE(all_ops); i++) {
+		u8 op = all_ops[i];
+
+		if (op == KRCORE_WR_WRITE_IMM)
+			continue;
+		for (k = 0; k < ARRAY_SIZE(bad_imm); k++) {
+			w = good_wr(op, 1);
+			w.imm_data = bad_imm[k];
+			expect_ok(&w, &c, w.sg_list[0].length);
+		}
+	}
+	/* an accepted one turns into a rejected one by opcode alone */
+	w = good_wr(KRCORE_WR_SEND_IMM, 1);
+	w.imm_data = 0x10000;
+	expect_ok(&w, &c, 64);
+	w.opcode = KRCORE_WR_READ;
+	expect_ok(&w, &c, 64);
+	w.opcode = KRCORE_WR_WRITE;
+	expect_ok(&w, &c, 64);
+	w.opcode = KRCORE_WR_WRITE_IMM;
+	expect_fail(&w, &c, KRCORE_R_IMM);
+
+	/* after every check before it ... */
+	w = good_wr(KRCORE_WR_WRITE_IMM, 1);
+	w.imm_data = 0xffffffff;
+	w.opcode = 0;
+	expect_fail(&w, &c, KRCORE_R_OPCODE);
+	w.opcode = KRCORE_WR_WRITE_IMM;
+	w.flags = 0x10;
+	expect_fail(&w, &c, KRCORE_R_FLAGS);
+	w.flags = 0;
+	w.reserved0 = 1;
+	expect_fail(&w, &c, KRCORE_R_RESERVED);
+	w.reserved0 = 0;
+	c.connected = false;
+	expect_fail(&w, &c, KRCORE_R_NOT_CONNECTED);
+	c.connected = true;
+	w.num_sge = 0;
+	expect_fail(&w, &c, KRCORE_R_NUM_SGE);
+	w.num_sge = 1;
+	w.sg_list[0].length = 0;
+	expect_fail(&w, &c, KRCORE_R_ZERO_LENGTH);
+	w.sg_list[0].length = 64;
+	c.max_msg = 63;
+	expect_fail(&w, &c, KRCORE_R_TOO_LONG);
+	c.max_msg = 64;
+	c.has_port = false;
+	expect_fail(&w, &c, KRCORE_R_NO_PORT);
+	c.has_port = true;
+	expect_fail(&w, &c, KRCORE_R_IMM);
+	/* ... and before the SGE lookups: lkey, range, access */
+	c = good_ctx();
+	c.atomics = false;	/* a WRITE_IMM does not need atomics */
+	w.remote_addr = 0x1003;
+	w.sg_list[0].lkey = LK_BAD;
+	expect_fail(&w, &c, KRCORE_R_IMM);
+	w.sg_list[0].lkey = LK_RW;
+	w.sg_list[0].addr = 0x30000;
+	expect_fail(&w, &c, KRCORE_R_IMM);
+	w.imm_data = 0xffff;
+	expect_fail(&w, &c, KRCORE_R_RANGE);
+	w.sg_list[0].addr = 0x10000;
+	expect_ok(&w, &c, 64);
+	/* a read-only registration is fine for a WRITE_IMM */
+	w.sg_list[0].lkey = LK_RO;
+	w.sg_list[0].addr = 0x40000;
+	expect_ok(&w, &c, 64);
+	w.imm_data = 0x10000;
+	expect_fail(&w, &c, KRCORE_R_IMM);
+	/* the SGE of every position */
+	for (k = 0; k < KRCORE_MAX_SGE; k++) {
+		w = good_wr(KRCORE_WR_WRITE_IMM, KRCORE_MAX_SGE);
+		w.imm_data = 0x10000;
+		w.sg_list[k].lkey = LK_BAD;
+		expect_fail(&w, &c, KRCORE_R_IMM);
+		w.imm_data = 0xffff;
+		expect_fail(&w, &c, KRCORE_R_LKEY);
+	}
 }
 
 static void test_lkey(void **state)
@@ -821,6 +971,52 @@ static void test_check_order(void **state)
 	w.sg_list[3].lkey = LK_RW;
 	expect_ok(&w, &c, 64 + 64 + 1 + 64);
 
+	/* a WRITE_IMM with every fault a WRITE_IMM can have */
+	c = good_ctx();
+	w = good_wr(KRCORE_WR_WRITE_IMM, 2);
+	w.opcode = 0x83;
+	w.flags = 0x20;
+	w.reserved0 = 9;
+	w.reserved1 = 9;
+	w.num_sge = 7;
+	w.sg_list[1].length = 0;
+	w.sg_list[0].length = 8192;
+	w.imm_data = 0x12345678;
+	w.remote_addr = 0x1001;		/* not an atomic: not checked */
+	w.sg_list[0].lkey = LK_BAD;
+	w.sg_list[1].addr = 0x1ffff;
+	c.connected = false;
+	c.has_port = false;
+	c.atomics = false;		/* not an atomic: not needed */
+	c.max_msg = 4096;
+	expect_fail(&w, &c, KRCORE_R_OPCODE);
+	w.opcode = KRCORE_WR_WRITE_IMM;
+	expect_fail(&w, &c, KRCORE_R_FLAGS);
+	w.flags = KRCORE_WR_FENCE;
+	expect_fail(&w, &c, KRCORE_R_RESERVED);
+	w.reserved0 = 0;
+	expect_fail(&w, &c, KRCORE_R_RESERVED);
+	w.reserved1 = 0;
+	expect_fail(&w, &c, KRCORE_R_NOT_CONNECTED);
+	c.connected = true;
+	expect_fail(&w, &c, KRCORE_R_NUM_SGE);
+	w.num_sge = 2;
+	expect_fail(&w, &c, KRCORE_R_ZERO_LENGTH);
+	w.sg_list[1].length = 1;
+	expect_fail(&w, &c, KRCORE_R_TOO_LONG);
+	c.max_msg = 8193;
+	expect_fail(&w, &c, KRCORE_R_NO_PORT);
+	c.has_port = true;
+	expect_fail(&w, &c, KRCORE_R_IMM);
+	w.imm_data = 0x5678;
+	expect_fail(&w, &c, KRCORE_R_LKEY);
+	w.sg_list[0].lkey = LK_RW;
+	/* SGE 0 fine, SGE 1 (0x1ffff, 1 byte) is LK_RW's last byte */
+	expect_ok(&w, &c, 8193);
+	w.sg_list[1].length = 2;
+	c.max_msg = 8194;
+	expect_fail(&w, &c, KRCORE_R_RANGE);
+
 	/* a bad opcode hides a bad lkey; not connected hides SGE faults */
 	c = good_ctx();
 	w = good_wr(KRCORE_WR_READ, 1);
@@ -871,6 +1067,10 @@ static void test_reason_tables(void **state)
 		seen[r] = s;
 	}
 	assert_int_equal(krc_reason_errno(KRCORE_R_OK), 0);
+	assert_int_equal(krc_reason_errno(KRCORE_R_IMM), EINVAL);
+	assert_int_equal(krc_reason_errno(KRCORE_R_NO_PORT), EDESTADDRREQ);
+	assert_string_equal(krc_reason_str(KRCORE_R_IMM),
+			    "WRITE_IMM immediate beyond 16 bits");
 	/* out of range: "?", and never success */
 	for (r = KRCORE_R_MAX; r < KRCORE_R_MAX + 300; r++) {
 		assert_string_equal(krc_reason_str(r), "?");
@@ -924,6 +1124,7 @@ static u32 ref_check(const struct krcore_wr *w, const struct krc_check_ctx *c,
 		     u64 *len)
 {
 	bool known = false, send = false, atomic = false, writes = false;
+	bool write_imm = false;
 	u32 max_sge = c->max_sge < KRCORE_MAX_SGE ? c->max_sge : KRCORE_MAX_SGE;
 	u64 bytes = 0, limit;
 	u32 i;
@@ -934,8 +1135,11 @@ static u32 ref_check(const struct krcore_wr *w, const struct krc_check_ctx *c,
 		writes = true;
 		break;
 	case KRCORE_WR_WRITE:
+		known = true;
+		break;
 	case KRCORE_WR_WRITE_IMM:
 		known = true;
+		write_imm = true;
 		break;
 	case KRCORE_WR_SEND:
 	case KRCORE_WR_SEND_IMM:
@@ -965,8 +1169,13 @@ static u32 ref_check(const struct krcore_wr *w, const struct krc_check_ctx *c,
 			return KRCORE_R_ZERO_LENGTH;
 	for (i = 0; i < w->num_sge; i++)
 		bytes += w->sg_list[i].length;
-	/* a SEND is held to KRCORE_MAX_SEND, anything else to max_msg */
+	/*
+	 * a SEND is held to KRCORE_MAX_SEND, anything else to max_msg, and
+	 * never beyond the ABI's KRCORE_MAX_MSG
+	 */
 	limit = send ? KRCORE_MAX_SEND : c->max_msg;
+	if (!send && limit > KRCORE_MAX_MSG)
+		limit = KRCORE_MAX_MSG;
 	if (bytes > limit)
 		return KRCORE_R_TOO_LONG;
 	if (atomic && (w->num_sge != 1 || bytes != 8))
@@ -975,8 +1184,12 @@ static u32 ref_check(const struct krcore_wr *w, const struct krc_check_ctx *c,
 		return KRCORE_R_ATOMIC_ALIGN;
 	if (atomic && !c->atomics)
 		return KRCORE_R_UNSUPPORTED;
-	if (send && !c->has_port)
+	/* two-sided: a SEND or a WRITE_IMM goes to a remote port */
+	if ((send || write_imm) && !c->has_port)
 		return KRCORE_R_NO_PORT;
+	/* 16 bits of immediate, the other 16 name the port */
+	if (write_imm && w->imm_data >= 1U << 16)
+		return KRCORE_R_IMM;
 	for (i = 0; i < w->num_sge; i++) {
 		const struct krcore_sge *g = &w->sg_list[i];
 		const struct krc_mr_view *mr = find_reg(g->lkey);
@@ -1011,7 +1224,7 @@ static void random_valid(u64 *s, struct krcore_wr *w, struct krc_check_ctx *c)
 	u32 i, len;
 
 	*c = good_ctx();
-	c->has_port = send || below(s, 2);
+	c->has_port = send || op == KRCORE_WR_WRITE_IMM || below(s, 2);
 	c->atomics = is_atomic(op) || below(s, 2);
 	c->max_sge = below(s, 4) ? KRCORE_MAX_SGE : 1 + below(s, KRCORE_MAX_SGE);
 	switch (below(s, 4)) {
@@ -1037,6 +1250,9 @@ static void random_valid(u64 *s, struct krcore_wr *w, struct krc_check_ctx *c)
 	w->num_sge = (u8)(is_atomic(op) ? 1 : 1 + below(s, c->max_sge));
 	if (is_atomic(op))
 		w->remote_addr &= ~7ULL;
+	/* a WRITE_IMM's immediate fits 16 bits; the others' are garbage */
+	if (op == KRCORE_WR_WRITE_IMM)
+		w->imm_data = below(s, 4) ? below(s, 0x10000) : 0xffff;
 	budget = send ? KRCORE_MAX_SEND : c->max_msg;
 	for (i = 0; i < w->num_sge; i++) {
 		const struct reg *r = regs;
@@ -1087,7 +1303,7 @@ static void mutate(u64 *s, struct krcore_wr *w, struct krc_check_ctx *c)
 	struct krcore_sge *g = &w->sg_list[k];
 	const struct krc_mr_view *mr;
 
-	switch (below(s, 20)) {
+	switch (below(s, 21)) {
 	case 0:
 		w->opcode = below(s, 2) ? (u8)rnd(s) : (u8)below(s, 10);
 		break;
@@ -1125,7 +1341,10 @@ static void mutate(u64 *s, struct krcore_wr *w, struct krc_check_ctx *c)
 			c->max_msg = sum + below(s, 3) - 1;
 		else
 			c->max_msg = below(s, 2) ? below(s, 64) : interesting_u32(s);
-		if (c->max_msg > KRCORE_MAX_MSG)
+		/* now and then a context beyond the ABI's limit */
+		if (below(s, 8) == 0)
+			c->max_msg = (u64)KRCORE_MAX_MSG << below(s, 34);
+		else if (c->max_msg > KRCORE_MAX_MSG)
 			c->max_msg = KRCORE_MAX_MSG;
 		break;
 	}
@@ -1186,6 +1405,19 @@ static void mutate(u64 *s, struct krcore_wr *w, struct krc_check_ctx *c)
 		w->sg_list[j] = t;
 		break;
 	}
+	case 19:	/* the immediate, near and far from 16 bits */
+		switch (below(s, 3)) {
+		case 0:
+			w->imm_data = 0xffff + below(s, 3);
+			break;
+		case 1:
+			w->imm_data ^= 1U << below(s, 32);
+			break;
+		default:
+			w->imm_data = interesting_u32(s);
+			break;
+		}
+		break;
 	default:	/* anything, the context kept */
 		for (k = 0; k < sizeof(*w); k++)
 			((u8 *)w)[k] = (u8)rnd(s);
@@ -1238,9 +1470,14 @@ static void test_vs_reference(void **state)
 		hits[want]++;
 	}
 	/* every reason the check can give was reached many times */
-	for (r = KRCORE_R_OK; r <= KRCORE_R_UNSUPPORTED; r++) {
-		if (hits[r] < 200)
+	for (r = KRCORE_R_OK; r < KRCORE_R_MAX; r++) {
+		bool checked = r <= KRCORE_R_UNSUPPORTED || r == KRCORE_R_IMM;
+
+		if (checked && hits[r] < 200)
 			fail_msg("reason %s reached %lu times only", reason_name(r), hits[r]);
+		/* VQ_FULL, QP_FULL, RECOVERING: the poster's, not the check's */
+		if (!checked && hits[r])
+			fail_msg("the reference gave %s", reason_name(r));
 	}
 }
 
@@ -1256,6 +1493,7 @@ int main(void)
 		cmocka_unit_test(test_too_long),
 		cmocka_unit_test(test_atomic_size_align_support),
 		cmocka_unit_test(test_no_port),
+		cmocka_unit_test(test_write_imm_immediate),
 		cmocka_unit_test(test_lkey),
 		cmocka_unit_test(test_range),
 		cmocka_unit_test(test_access),

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recv.c - two-sided messages over the shared QPs.
+ *
+ * Every pooled QP of the node receives into one shared receive queue
+ * (SRQ) of kernel buffers, re-posted as soon as their message is copied
+ * out, so a QP never runs out of receives whatever the processes do. A
+ * SEND carries a 16-byte header naming the destination port; a WRITE_IMM
+ * names it in the upper half of its immediate. The message goes to the VQ
+ * bound to that port, into its receive ring (mapped by the process): one
+ * copy, in the completion path. A message for a port nobody bound, or for
+ * a full ring, is dropped and counted: processes have no flow control
+ * between them, and one slow receiver must not stall the shared QP.
+ */
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/xarray.h>
+
+#include "krcore.h"
+
+#define KRC_SRQ_BUF	4096
+#define KRC_RECV_SLOTS	64
+
+/* Bound ports: port -> VQ (RCU: looked up in the completion path). */
+static DEFINE_XARRAY(krc_ports);
+
+static int krc_srq_post(struct krc_srq *s, u32 i)
+{
+	struct ib_sge sge = {
+		.addr = s->bufs[i].dma,
+		.length = KRC_SRQ_BUF,
+		.lkey = krc_node.dev->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_id = krc_cookie_make(0, i, 0),
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	ib_dma_sync_single_for_device(krc_node.dev->ibdev, s->bufs[i].dma,
+				      KRC_SRQ_BUF, DMA_FROM_DEVICE);
+	return ib_post_srq_recv(s->srq, &wr, NULL);
+}
+
+int krc_recv_start(struct krc_node *node)
+{
+	struct ib_device *ibdev = node->dev->ibdev;
+	struct ib_srq_init_attr init = {};
+	u32 n = min_t(u32, krc_param_srq_depth, ibdev->attrs.max_srq_wr);
+	struct krc_srq *s;
+	u32 i;
+	int ret;
+
+	if (!ibdev->attrs.max_srq || !n)
+		return 0;	/* no SRQ: two-sided messages unsupported */
+	s = kzalloc(struct_size(s, bufs, n), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	init.attr.max_wr = n;
+	init.attr.max_sge = 1;
+	init.srq_type = IB_SRQT_BASIC;
+	s->srq = ib_create_srq(node->dev->pd, &init);
+	if (IS_ERR(s->srq)) {
+		ret = PTR_ERR(s->srq);
+		kfree(s);
+		return ret;
+	}
+	krc_obj_created(KRC_OBJ_SRQ);
+	node->srq = s;
+	for (i = 0; i < n; i++) {
+		s->bufs[i].buf = kmalloc(KRC_SRQ_BUF, GFP_KERNEL);
+		if (!s->bufs[i].buf)
+			return -ENOMEM;
+		s->bufs[i].dma = ib_dma_map_single(ibdev, s->bufs[i].buf,
+						   KRC_SRQ_BUF, DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(ibdev, s->bufs[i].dma)) {
+			kfree(s->bufs[i].buf);
+			s->bufs[i].buf = NULL;
+			return -ENOMEM;
+		}
+		s->n = i + 1;
+		ret = krc_srq_post(s, i);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* After every QP that used it is gone. */
+void krc_recv_stop(struct krc_node *node)
+{
+	struct krc_srq *s = node->srq;
+	u32 i;
+
+	if (!s)
+		return;
+	node->srq = NULL;
+	ib_destroy_srq(s->srq);
+	krc_obj_destroyed(KRC_OBJ_SRQ);
+	for (i = 0; i < s->n; i++) {
+		ib_dma_unmap_single(node->dev->ibdev, s->bufs[i].dma,
+				    KRC_SRQ_BUF, DMA_FROM_DEVICE);
+		kfree(s->bufs[i].buf);
+	}
+	kfree(s);
+}
+
+/* Copy a message into @vq's receive ring (any context). */
+static void krc_recv_deliver(struct krc_vq *vq, struct krc_conn *conn,
+			     u8 opcode, const struct krc_data_hdr *h,
+			     const void *data, u32 len)
+{
+	struct krcore_recv_ring *r = vq->rring;
+	struct krcore_msg *m;
+	unsigned long flags;
+	u32 used, i;
+
+	spin_lock_irqsave(&vq->rlock, flags);
+	used = krc_ring_used(vq->rprod, READ_ONCE(r->consumer), r->entries);
+	if (used >= r->entries || READ_ONCE(vq->closing)) {
+		WRITE_ONCE(r->dropped, r->dropped + 1);
+		spin_unlock_irqrestore(&vq->rlock, flags);
+		krc_event(KRC_EV_MSG_DROPPED);
+		return;
+	}
+	i = vq->rprod & (r->entries - 1);
+	m = &vq->rmsgs[i];
+	if (data && len)
+		memcpy(vq->rdata + (size_t)i * r->slot_size, data, len);
+	m->len = len;
+	m->imm_data = h->imm_data;
+	m->opcode = opcode;
+	m->flags = h->flags;
+	m->src_port = h->src_port;
+	m->reserved = 0;
+	memcpy(m->src_gid, conn->peer ? conn->peer->gid : krc_node.card.gid, 16);
+	vq->rprod++;
+	/* The entry and its data before the index that publishes them. */
+	smp_store_release(&r->producer, vq->rprod);
+	spin_unlock_irqrestore(&vq->rlock, flags);
+	krc_event(KRC_EV_MSG_RECEIVED);
+	if (wq_has_sleeper(&vq->wq))
+		wake_up(&vq->wq);
+}
+
+/* A completion of the SRQ, on @conn's CQ (any context). */
+void krc_recv_dispatch(struct krc_conn *conn, struct ib_wc *wc)
+{
+	struct krc_srq *s = krc_node.srq;
+	u32 i = krc_cookie_slot(wc->wr_id);
+	struct krc_data_hdr h = {};
+	struct krc_vq *vq;
+	const void *data = NULL;
+	u8 opcode;
+	u32 len;
+
+	if (!s || i >= s->n)
+		return;
+	if (wc->status != IB_WC_SUCCESS)
+		goto repost;
+	ib_dma_sync_single_for_cpu(krc_node.dev->ibdev, s->bufs[i].dma,
+				   KRC_SRQ_BUF, DMA_FROM_DEVICE);
+	if (wc->opcode == IB_WC_RECV_RDMA_WITH_IMM) {
+		u32 imm = be32_to_cpu(wc->ex.imm_data);
+
+		opcode = KRCORE_WR_WRITE_IMM;
+		h.dst_port = imm >> 16;
+		h.imm_data = imm & 0xffff;
+		h.flags = KRCORE_MSG_F_IMM;
+		len = wc->byte_len;
+	} else if (!krc_data_hdr_decode(s->bufs[i].buf, wc->byte_len, &h)) {
+		opcode = h.flags & KRCORE_MSG_F_IMM ? KRCORE_WR_SEND_IMM :
+						      KRCORE_WR_SEND;
+		data = (u8 *)s->bufs[i].buf + KRC_DATA_HDR_SIZE;
+		len = wc->byte_len - KRC_DATA_HDR_SIZE;
+	} else {
+		krc_event(KRC_EV_CTRL_RX_BAD);
+		goto repost;
+	}
+	rcu_read_lock();
+	vq = xa_load(&krc_ports, h.dst_port);
+	if (vq)
+		krc_recv_deliver(vq, conn, opcode, &h, data, len);
+	else
+		krc_event(KRC_EV_MSG_NO_PORT);
+	rcu_read_unlock();
+repost:
+	if (krc_srq_post(s, i))
+		pr_warn_ratelimited("krcore: cannot re-post a receive buffer\n");
+}
+
+/* Bind @port to @vq and make its receive ring. */
+int krc_vq_bind_port(struct krc_vq *vq, u32 port, u32 *ring_size)
+{
+	size_t off = PAGE_SIZE, ent = KRC_RECV_SLOTS * sizeof(struct krcore_msg);
+	struct krcore_recv_ring *r;
+	int ret;
+
+	if (!port || port > 0xffff)
+		return -EINVAL;
+	if (vq->bound_port)
+		return -EISCONN;
+	if (!krc_node.srq)
+		return -EOPNOTSUPP;
+	vq->rring_size = PAGE_ALIGN(off + ent) + KRC_RECV_SLOTS * KRC_SRQ_BUF;
+	vq->rring_mem = vmalloc_user(vq->rring_size);
+	if (!vq->rring_mem)
+		return -ENOMEM;
+	r = vq->rring_mem;
+	r->entries = KRC_RECV_SLOTS;
+	r->slot_size = KRC_SRQ_BUF;
+	r->entry_offset = off;
+	r->data_offset = PAGE_ALIGN(off + ent);
+	r->size = vq->rring_size;
+	vq->rmsgs = vq->rring_mem + off;
+	vq->rdata = vq->rring_mem + r->data_offset;
+	spin_lock_init(&vq->rlock);
+	vq->rring = r;
+	ret = xa_insert(&krc_ports, port, vq, GFP_KERNEL);
+	if (ret) {
+		vq->rring = NULL;
+		vfree(vq->rring_mem);
+		vq->rring_mem = NULL;
+		return ret == -EBUSY ? -EADDRINUSE : ret;
+	}
+	vq->bound_port = port;
+	*ring_size = vq->rring_size;
+	return 0;
+}
+
+/* Closing: no new message for @vq once this returns. */
+void krc_vq_unbind_port(struct krc_vq *vq)
+{
+	if (!vq->bound_port)
+		return;
+	xa_erase(&krc_ports, vq->bound_port);
+	vq->bound_port = 0;
+	synchronize_rcu();	/* a delivery in flight is done */
+}
+
+void krc_vq_free_port(struct krc_vq *vq)
+{
+	vfree(vq->rring_mem);
+	vq->rring_mem = NULL;
+	vq->rring = NULL;
+}
