@@ -4,7 +4,7 @@
 # The data plane between two nodes, node1's processes against a buffer a
 # process of node0 registered:
 #   READ/WRITE 8 B..1 MiB and atomics, data verified;
-#   16 processes with interleaved batches on the shared QPs;
+#   16 processes with interleaved batches on one shared QP (pool_size=1);
 #   a process posting every kind of garbage beside well-behaved ones;
 #   a process posting far beyond its queue depth;
 #   a bad rkey from one process while others run: only it sees an error;
@@ -16,7 +16,7 @@ INFO=$KRC_RUN/srv.info
 DP=$KRC_TBIN/dp_test
 
 if [ "$KRC_NODE" = 0 ]; then
-	check "module loads" 'krc_load meta_host=1'
+	check "module loads" 'krc_load meta_host=1 pool_size=1'
 	"$DP" serve "$INFO" &
 	srv=$!
 	barrier up
@@ -25,11 +25,13 @@ if [ "$KRC_NODE" = 0 ]; then
 	check "server process done" "wait $srv"
 else
 	barrier up
-	check "module loads" "krc_load meta_server=$META"
+	check "module loads" "krc_load meta_server=$META pool_size=1"
 	check "READ/WRITE 8 B to 1 MiB and FAA/CAS, data verified" \
 		'"$DP" rw "$META" "$INFO"'
 	check "16 processes, interleaved batches, each gets its own completions" \
 		'"$DP" share "$META" "$INFO" 16 25'
+	check "all of them on one shared QP" \
+		'[ "$(peer_block "$META" | grep -c "conn .*: ready")" = 1 ]'
 
 	"$DP" steady "$META" "$INFO" 8 4 >"$KRC_RUN/steady1.out" 2>&1 &
 	good=$!
