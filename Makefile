@@ -70,19 +70,21 @@ $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(BUILD)/lib/libkrcore.a
 # Unit tests: the portable code and the library, with cmocka, no VM.
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -lcmocka
+	$(CC) $(ALL_CFLAGS) -Itests/include -o $@ $< $(BUILD)/lib/libkrcore.a -lcmocka
 
 # Fuzzers (libFuzzer, ASan, UBSan): built from the sources, not from the
 # uninstrumented libkrcore.a; not part of 'all', tests/run.sh fuzz runs them.
 FUZZ_CC     ?= clang
 FUZZ_FLAGS  := -g -O1 -fsanitize=fuzzer,address,undefined \
-	       -fno-sanitize-recover=undefined -Iinclude -Iinclude/uapi -Icommon -D_GNU_SOURCE
+	       -fno-sanitize-recover=undefined -Iinclude -Iinclude/uapi -Icommon \
+	       -Itests/include -D_GNU_SOURCE
 FUZZ_COMMON := common/card.c common/proto.c common/wr_check.c
 FUZZ_BINS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 fuzz: $(FUZZ_BINS)
 
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) $(wildcard common/*.h) include/uapi/krcore.h
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) $(wildcard common/*.h tests/include/*.h) \
+		   include/uapi/krcore.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_COMMON)
 

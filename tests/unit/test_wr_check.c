@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "wr_check.h"
+#include "wr_ref.h"
 
 /* The caller's registrations, keyed by lkey. */
 #define LK_RW		0x1100	/* read/write, 64 KiB */
@@ -79,11 +80,6 @@ static struct krc_check_ctx good_ctx(void)
 	return c;
 }
 
-static bool is_atomic(u8 op)
-{
-	return op == KRCORE_WR_ATOMIC_CAS || op == KRCORE_WR_ATOMIC_FAA;
-}
-
 /*
  * A valid request of @op with @n SGEs: SGE i is 64 bytes at offset
  * 0x100 * i of LK_RW (atomics: one SGE of 8 bytes, remote 8-aligned).
@@ -105,7 +101,7 @@ static struct krcore_wr good_wr(u8 op, u8 n)
 	w.swap = 2;
 	for (i = 0; i < n && i < KRCORE_MAX_SGE; i++) {
 		w.sg_list[i].addr = 0x10000 + 0x100 * i;
-		w.sg_list[i].length = is_atomic(op) ? 8 : 64;
+		w.sg_list[i].length = ref_op_atomic(op) ? 8 : 64;
 		w.sg_list[i].lkey = LK_RW;
 	}
 	return w;
@@ -121,47 +117,6 @@ static const char *reason_name(u32 r)
 	};
 
 	return r < ARRAY_SIZE(names) ? names[r] : "(out of range)";
-}
-
-/*
- * What krc_wr_check() returns for each reason: 0 or the negative errno
- * that include/uapi/krcore.h documents.
- */
-static int doc_rc(u32 r)
-{
-	switch (r) {
-	case KRCORE_R_OK:
-		return 0;
-	case KRCORE_R_OPCODE:
-	case KRCORE_R_FLAGS:
-	case KRCORE_R_RESERVED:
-	case KRCORE_R_NUM_SGE:
-	case KRCORE_R_ZERO_LENGTH:
-	case KRCORE_R_ATOMIC_SIZE:
-	case KRCORE_R_ATOMIC_ALIGN:
-	case KRCORE_R_IMM:		/* "malformed" */
-		return -EINVAL;
-	case KRCORE_R_LKEY:
-		return -ENOKEY;
-	case KRCORE_R_RANGE:
-		return -EFAULT;
-	case KRCORE_R_ACCESS:
-		return -EACCES;
-	case KRCORE_R_TOO_LONG:
-		return -EMSGSIZE;
-	case KRCORE_R_NOT_CONNECTED:
-		return -ENOTCONN;
-	case KRCORE_R_NO_PORT:
-		return -EDESTADDRREQ;
-	case KRCORE_R_VQ_FULL:
-	case KRCORE_R_QP_FULL:
-	case KRCORE_R_RECOVERING:	/* "retry later" */
-		return -EAGAIN;
-	case KRCORE_R_UNSUPPORTED:	/* not in the UAPI's list */
-		return -EOPNOTSUPP;
-	default:
-		return -1;
-	}
 }
 
 static void dump_wr(const struct krcore_wr *w, const struct krc_check_ctx *c)
@@ -206,10 +161,10 @@ static void check_fail(const struct krcore_wr *w, const struct krc_check_ctx *c,
 	u64 len = 0xbad;
 	int rc = krc_wr_check(w, c, &reason, &len);
 
-	if (rc != doc_rc(want) || reason != want) {
+	if (rc != ref_errno(want) || reason != want) {
 		dump_wr(w, c);
 		fail_msg("line %d: want %d, %s; got %d, %s (%u)", line,
-			 doc_rc(want), reason_name(want), rc, reason_name(reason), reason);
+			 ref_errno(want), reason_name(want), rc, reason_name(reason), reason);
 	}
 }
 
@@ -761,7 +716,7 @@ static void test_lkey(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(all_ops); i++) {
-		int n = is_atomic(all_ops[i]) ? 1 : KRCORE_MAX_SGE;
+		int n = ref_op_atomic(all_ops[i]) ? 1 : KRCORE_MAX_SGE;
 
 		for (k = 0; k < n; k++) {
 			for (b = 0; b < ARRAY_SIZE(bad); b++) {
@@ -782,8 +737,8 @@ static void test_range(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(all_ops); i++) {
-		int n = is_atomic(all_ops[i]) ? 1 : KRCORE_MAX_SGE;
-		u32 l = is_atomic(all_ops[i]) ? 8 : 64;
+		int n = ref_op_atomic(all_ops[i]) ? 1 : KRCORE_MAX_SGE;
+		u32 l = ref_op_atomic(all_ops[i]) ? 8 : 64;
 
 		for (k = 0; k < n; k++) {
 			w = good_wr(all_ops[i], n);
@@ -857,8 +812,8 @@ static void test_access(void **state)
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(all_ops); i++) {
 		u8 op = all_ops[i];
-		int n = is_atomic(op) ? 1 : KRCORE_MAX_SGE;
-		bool writes = op == KRCORE_WR_READ || is_atomic(op);
+		int n = ref_op_atomic(op) ? 1 : KRCORE_MAX_SGE;
+		bool writes = op == KRCORE_WR_READ || ref_op_atomic(op);
 
 		for (k = 0; k < n; k++) {
 			w = good_wr(op, n);
@@ -1053,9 +1008,9 @@ static void test_reason_tables(void **state)
 
 	(void)state;
 	for (r = 0; r < KRCORE_R_MAX; r++) {
-		if (-krc_reason_errno(r) != doc_rc(r))
+		if (-krc_reason_errno(r) != ref_errno(r))
 			fail_msg("krc_reason_errno(%s) = %d, documented %d",
-				 reason_name(r), krc_reason_errno(r), -doc_rc(r));
+				 reason_name(r), krc_reason_errno(r), -ref_errno(r));
 		s = krc_reason_str(r);
 		assert_non_null(s);
 		if (!strcmp(s, "?") || !s[0])
@@ -1115,103 +1070,10 @@ static u32 below(u64 *s, u32 n)
 	return (u32)(rnd(s) % n);
 }
 
-/*
- * The reference: the rules of wr_check.h and of the Data plane section of
- * the UAPI header, one after the other, in the documented order. Returns
- * the reason; *len the bytes moved when it is KRCORE_R_OK.
- */
-static u32 ref_check(const struct krcore_wr *w, const struct krc_check_ctx *c,
-		     u64 *len)
+/* The shared reference, over the table above. */
+static const struct krc_mr_view *ref_find(const void *arg, u32 lkey)
 {
-	bool known = false, send = false, atomic = false, writes = false;
-	bool write_imm = false;
-	u32 max_sge = c->max_sge < KRCORE_MAX_SGE ? c->max_sge : KRCORE_MAX_SGE;
-	u64 bytes = 0, limit;
-	u32 i;
-
-	switch (w->opcode) {
-	case KRCORE_WR_READ:
-		known = true;
-		writes = true;
-		break;
-	case KRCORE_WR_WRITE:
-		known = true;
-		break;
-	case KRCORE_WR_WRITE_IMM:
-		known = true;
-		write_imm = true;
-		break;
-	case KRCORE_WR_SEND:
-	case KRCORE_WR_SEND_IMM:
-		known = true;
-		send = true;
-		break;
-	case KRCORE_WR_ATOMIC_CAS:
-	case KRCORE_WR_ATOMIC_FAA:
-		known = true;
-		atomic = true;
-		writes = true;
-		break;
-	}
-	if (!known)
-		return KRCORE_R_OPCODE;
-	if ((w->flags | KRCORE_WR_SIGNALED | KRCORE_WR_FENCE) !=
-	    (KRCORE_WR_SIGNALED | KRCORE_WR_FENCE))
-		return KRCORE_R_FLAGS;
-	if (w->reserved0 != 0 || w->reserved1 != 0)
-		return KRCORE_R_RESERVED;
-	if (!c->connected)
-		return KRCORE_R_NOT_CONNECTED;
-	if (w->num_sge < 1 || w->num_sge > max_sge)
-		return KRCORE_R_NUM_SGE;
-	for (i = 0; i < w->num_sge; i++)
-		if (w->sg_list[i].length == 0)
-			return KRCORE_R_ZERO_LENGTH;
-	for (i = 0; i < w->num_sge; i++)
-		bytes += w->sg_list[i].length;
-	/*
-	 * a SEND is held to KRCORE_MAX_SEND, anything else to max_msg, and
-	 * never beyond the ABI's KRCORE_MAX_MSG
-	 */
-	limit = send ? KRCORE_MAX_SEND : c->max_msg;
-	if (!send && limit > KRCORE_MAX_MSG)
-		limit = KRCORE_MAX_MSG;
-	if (bytes > limit)
-		return KRCORE_R_TOO_LONG;
-	if (atomic && (w->num_sge != 1 || bytes != 8))
-		return KRCORE_R_ATOMIC_SIZE;
-	if (atomic && w->remote_addr % 8 != 0)
-		return KRCORE_R_ATOMIC_ALIGN;
-	if (atomic && !c->atomics)
-		return KRCORE_R_UNSUPPORTED;
-	/* two-sided: a SEND or a WRITE_IMM goes to a remote port */
-	if ((send || write_imm) && !c->has_port)
-		return KRCORE_R_NO_PORT;
-	/* 16 bits of immediate, the other 16 name the port */
-	if (write_imm && w->imm_data >= 1U << 16)
-		return KRCORE_R_IMM;
-	for (i = 0; i < w->num_sge; i++) {
-		const struct krcore_sge *g = &w->sg_list[i];
-		const struct krc_mr_view *mr = find_reg(g->lkey);
-		u64 off;
-
-		if (!mr)
-			return KRCORE_R_LKEY;
-		if (g->addr < mr->addr)
-			return KRCORE_R_RANGE;
-		off = g->addr - mr->addr;
-		if (off > mr->length || g->length > mr->length - off)
-			return KRCORE_R_RANGE;
-		if (writes && !(mr->access & KRCORE_ACCESS_LOCAL_WRITE))
-			return KRCORE_R_ACCESS;
-	}
-	*len = bytes;
-	return KRCORE_R_OK;
-}
-
-static bool ref_writes(u8 op)
-{
-	return op == KRCORE_WR_READ || is_atomic(op);
+	return find_reg(lkey);
 }
 
 /* A random valid request and its context. */
@@ -1225,7 +1087,7 @@ static void random_valid(u64 *s, struct krcore_wr *w, struct krc_check_ctx *c)
 
 	*c = good_ctx();
 	c->has_port = send || op == KRCORE_WR_WRITE_IMM || below(s, 2);
-	c->atomics = is_atomic(op) || below(s, 2);
+	c->atomics = ref_op_atomic(op) || below(s, 2);
 	c->max_sge = below(s, 4) ? KRCORE_MAX_SGE : 1 + below(s, KRCORE_MAX_SGE);
 	switch (below(s, 4)) {
 	case 0:
@@ -1247,8 +1109,8 @@ static void random_valid(u64 *s, struct krcore_wr *w, struct krc_check_ctx *c)
 	w->flags = (u8)below(s, 4);
 	w->reserved0 = 0;
 	w->reserved1 = 0;
-	w->num_sge = (u8)(is_atomic(op) ? 1 : 1 + below(s, c->max_sge));
-	if (is_atomic(op))
+	w->num_sge = (u8)(ref_op_atomic(op) ? 1 : 1 + below(s, c->max_sge));
+	if (ref_op_atomic(op))
 		w->remote_addr &= ~7ULL;
 	/* a WRITE_IMM's immediate fits 16 bits; the others' are garbage */
 	if (op == KRCORE_WR_WRITE_IMM)
@@ -1260,7 +1122,7 @@ static void random_valid(u64 *s, struct krcore_wr *w, struct krc_check_ctx *c)
 		u64 room;
 
 		/* a READ or an atomic needs LOCAL_WRITE */
-		if (ref_writes(op))
+		if (ref_op_writes(op))
 			key = rw_keys[below(s, ARRAY_SIZE(rw_keys))];
 		else
 			key = regs[below(s, ARRAY_SIZE(regs))].lkey;
@@ -1272,7 +1134,7 @@ static void random_valid(u64 *s, struct krcore_wr *w, struct krc_check_ctx *c)
 			room = r->mr.length;
 		if (room > 0xffffffff)
 			room = 0xffffffff;
-		if (is_atomic(op))
+		if (ref_op_atomic(op))
 			len = 8;
 		else if (below(s, 4))
 			len = 1 + below(s, room < 256 ? (u32)room : 256);
@@ -1445,7 +1307,7 @@ static void test_vs_reference(void **state)
 	for (i = 0; i < 200000; i++) {
 		random_valid(&seed, &w, &c);
 		want_len = 0;
-		if (ref_check(&w, &c, &want_len) != KRCORE_R_OK) {
+		if (ref_check(&w, &c, ref_find, NULL, &want_len) != KRCORE_R_OK) {
 			dump_wr(&w, &c);
 			fail_msg("iteration %d: the generator made an invalid request", i);
 		}
@@ -1456,11 +1318,11 @@ static void test_vs_reference(void **state)
 			mutate(&seed, &w, &c);
 
 		want_len = 0xbad;
-		want = ref_check(&w, &c, &want_len);
+		want = ref_check(&w, &c, ref_find, NULL, &want_len);
 		reason = 0xbad;
 		len = 0xbad;
 		rc = krc_wr_check(&w, &c, &reason, &len);
-		if (rc != doc_rc(want) || reason != want ||
+		if (rc != ref_errno(want) || reason != want ||
 		    (want == KRCORE_R_OK && len != want_len)) {
 			dump_wr(&w, &c);
 			fail_msg("iteration %d: reference %s len %llu; got %d %s (%u) len %llu",
