@@ -291,15 +291,11 @@ static void krc_conn_release(struct kref *ref)
 {
 	struct krc_conn *conn = container_of(ref, struct krc_conn, ref);
 
-	/* The last reference may go in any context: destroy QP and CQ in
-	 * process context.
+	/*
+	 * The last reference may go in any context: QP, CQ and the peer's
+	 * reference (its AH) go in process context.
 	 */
-	if (conn->qp || conn->cq) {
-		conn->dead = true;
-		queue_work(krc_wq, &conn->kill_work);
-		return;
-	}
-	/* The peer's last reference may go: put it in process context too. */
+	conn->dead = true;
 	queue_work(krc_wq, &conn->kill_work);
 }
 
@@ -549,15 +545,14 @@ struct krc_conn *krc_spare_take(unsigned long timeout_ms)
 {
 	struct krc_conn *conn;
 
+	/* Refill behind us: never on the connect path itself. */
 	krc_spare_pop(&conn);
+	queue_work(krc_wq, &krc_spares_work);
 	if (!conn) {
 		krc_event(KRC_EV_SPARES_WAITED);
-		queue_work(krc_wq, &krc_spares_work);
 		wait_event_timeout(krc_spares_wq, krc_spare_pop(&conn),
 				   msecs_to_jiffies(timeout_ms));
 	}
-	/* Refill behind us: never on the connect path itself. */
-	queue_work(krc_wq, &krc_spares_work);
 	if (conn)
 		krc_event(KRC_EV_SPARES_TAKEN);
 	return conn;

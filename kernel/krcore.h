@@ -234,6 +234,7 @@ struct krc_peer {
 	u32 rr;				/* round robin among conns */
 	struct work_struct grow_work;	/* pool growth in the background */
 	struct work_struct verify_work;	/* re-read the card after an error */
+	struct work_struct free_work;	/* the last put, in process context */
 	atomic64_t qconnects;
 	atomic64_t handshakes;
 };

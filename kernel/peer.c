@@ -125,13 +125,12 @@ static void krc_peer_release(struct kref *ref)
 	struct krc_peer *peer = container_of(ref, struct krc_peer, ref);
 
 	/* Any context: the AH is destroyed in process context. */
-	INIT_WORK(&peer->grow_work, krc_peer_free_work);
-	queue_work(krc_wq, &peer->grow_work);
+	queue_work(krc_wq, &peer->free_work);
 }
 
 static void krc_peer_free_work(struct work_struct *work)
 {
-	struct krc_peer *peer = container_of(work, struct krc_peer, grow_work);
+	struct krc_peer *peer = container_of(work, struct krc_peer, free_work);
 
 	WARN_ON(!list_empty(&peer->conns));
 	krc_ah_put(peer->ah);
@@ -189,6 +188,7 @@ struct krc_peer *krc_peer_get(const u8 gid[16], bool create)
 		INIT_LIST_HEAD(&fresh->conns);
 		INIT_WORK(&fresh->grow_work, krc_peer_grow_work);
 		INIT_WORK(&fresh->verify_work, krc_peer_verify_work);
+		INIT_WORK(&fresh->free_work, krc_peer_free_work);
 	}
 }
 
