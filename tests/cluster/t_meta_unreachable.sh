@@ -21,6 +21,7 @@ if [ "$KRC_NODE" = 0 ]; then
 	barrier meta_back
 	check "every member registers again" \
 		'wait_for 20 "krctl status | grep -q \"hosted here: 4 cards\""'
+	barrier registered
 	barrier done
 else
 	barrier up
@@ -54,6 +55,8 @@ else
 	barrier meta_back
 	check "registered again after the MetaServer came back" \
 		'wait_for 20 "krctl status | grep -q \"metaserver: registered\""'
+	# The new table fills as each member comes back: wait for all.
+	barrier registered
 	if [ "$KRC_NODE" = 1 ]; then
 		out=$(krctl lookup 10.77.0.4 -f)
 		check "lookups work again" 'echo "$out" | grep -q "path=lookup"'
