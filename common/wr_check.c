@@ -111,6 +111,9 @@ int krc_reason_errno(u32 reason)
 		[KRCORE_R_QP_FULL] = EAGAIN,
 		[KRCORE_R_RECOVERING] = EAGAIN,
 		[KRCORE_R_IMM] = EINVAL,
+		[KRCORE_R_FAULT] = EFAULT,
+		[KRCORE_R_THROTTLED] = EBUSY,
+		[KRCORE_R_RKEY] = EACCES,
 	};
 
 	return reason < KRCORE_R_MAX ? errnos[reason] : EINVAL;
@@ -138,6 +141,9 @@ const char *krc_reason_str(u32 reason)
 		[KRCORE_R_QP_FULL] = "shared send queue full",
 		[KRCORE_R_RECOVERING] = "connection being re-established",
 		[KRCORE_R_IMM] = "WRITE_IMM immediate beyond 16 bits",
+		[KRCORE_R_FAULT] = "the request array could not be read",
+		[KRCORE_R_THROTTLED] = "throttled: this process broke shared connections too often",
+		[KRCORE_R_RKEY] = "loopback rkey not registered by this process",
 	};
 
 	return reason < KRCORE_R_MAX && str[reason] ? str[reason] : "?";

@@ -47,7 +47,6 @@ void krc_dp_complete(struct krc_sq_ent *e, u32 status, u32 byte_len)
 	struct krc_vq *vq = e->vq;
 	unsigned long flags;
 	struct krc_slot *s;
-	bool wake;
 	int k;
 
 	spin_lock_irqsave(&vq->dlock, flags);
@@ -68,18 +67,43 @@ void krc_dp_complete(struct krc_sq_ent *e, u32 status, u32 byte_len)
 	s->busy = false;
 	vq->free[vq->nfree++] = e->slot;
 	vq->inflight--;
-	wake = wq_has_sleeper(&vq->wq);
+	vq->inflight_bytes -= s->len;
+	/*
+	 * Wake under the lock: once inflight reaches 0 a closing VQ may be
+	 * freed, and its release waits for this lock to be free first.
+	 */
+	if (wq_has_sleeper(&vq->wq))
+		wake_up(&vq->wq);
 	spin_unlock_irqrestore(&vq->dlock, flags);
 	if (status != KRCORE_WC_SUCCESS)
 		krc_event(KRC_EV_WR_ERRORS);
-	if (wake)
-		wake_up(&vq->wq);
 }
 
 static u32 krc_wc_status(enum ib_wc_status st)
 {
 	/* enum krcore_wc_status takes the RDMA status values as they are. */
 	return st;
+}
+
+/*
+ * Did the request itself cause the error (a bad key, address, access or
+ * length), rather than the path to the peer? Such a process is throttled
+ * if it keeps breaking shared connections.
+ */
+static bool krc_wc_is_process_fault(enum ib_wc_status st)
+{
+	switch (st) {
+	case IB_WC_LOC_LEN_ERR:
+	case IB_WC_LOC_PROT_ERR:
+	case IB_WC_LOC_ACCESS_ERR:
+	case IB_WC_REM_INV_REQ_ERR:
+	case IB_WC_REM_ACCESS_ERR:
+	case IB_WC_REM_OP_ERR:
+	case IB_WC_MW_BIND_ERR:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /*
@@ -107,11 +131,13 @@ void krc_dp_dispatch(struct krc_conn *conn, struct ib_wc *wc)
 		conn->failing = true;
 		first_error = true;
 	}
+	conn->progress = jiffies;
 	for (i = 0; i <= pos; i++) {
 		struct krc_sq_ent *e = &conn->sq[conn->sq_head % conn->sq_size];
 		bool own = i == pos;
 
 		conn->sq_head++;
+		conn->sq_bytes -= e->len;
 		if (!conn->failing || (first_error && !own)) {
 			/* Done: before an error, in order, they succeeded. */
 			krc_dp_complete(e, KRCORE_WC_SUCCESS,
@@ -119,6 +145,10 @@ void krc_dp_dispatch(struct krc_conn *conn, struct ib_wc *wc)
 		} else if (first_error && wc->status != IB_WC_WR_FLUSH_ERR) {
 			/* The request that broke the QP: its own status. */
 			conn->culprit = e->vq;
+			if (krc_wc_is_process_fault(wc->status)) {
+				krc_event(KRC_EV_CONN_BREAKS);
+				krc_proc_note_break(e->vq->proc);
+			}
 			krc_dp_complete(e, krc_wc_status(wc->status), 0);
 		} else {
 			/* Flushed: recovery decides. */
@@ -141,6 +171,7 @@ void krc_dp_dispatch(struct krc_conn *conn, struct ib_wc *wc)
 /* The data plane of a VQ, made when it connects. */
 int krc_vq_dp_init(struct krc_vq *vq)
 {
+	struct ib_device *ibdev = krc_node.dev->ibdev;
 	u32 depth = clamp_t(u32, krc_param_vq_depth, 1, 4096);
 	u32 entries = roundup_pow_of_two(2 * depth);
 	size_t off = PAGE_SIZE;
@@ -148,21 +179,23 @@ int krc_vq_dp_init(struct krc_vq *vq)
 
 	vq->depth = depth;
 	vq->entries = entries;
-	vq->slots = kvcalloc(depth, sizeof(*vq->slots), GFP_KERNEL);
-	vq->free = kvcalloc(depth, sizeof(*vq->free), GFP_KERNEL);
-	vq->scratch = kzalloc(sizeof(*vq->scratch), GFP_KERNEL);
-	vq->hdrs = kcalloc(depth, KRC_DATA_HDR_SIZE, GFP_KERNEL);
+	vq->slots = kvcalloc(depth, sizeof(*vq->slots), GFP_KERNEL_ACCOUNT);
+	vq->free = kvcalloc(depth, sizeof(*vq->free), GFP_KERNEL_ACCOUNT);
+	vq->scratch = kzalloc(sizeof(*vq->scratch), GFP_KERNEL_ACCOUNT);
+	vq->hdrs = kcalloc(depth, KRC_DATA_HDR_SIZE, GFP_KERNEL_ACCOUNT);
 	if (vq->hdrs) {
-		vq->hdrs_dma = ib_dma_map_single(krc_node.dev->ibdev, vq->hdrs,
+		vq->hdrs_dma = ib_dma_map_single(ibdev, vq->hdrs,
 						 depth * KRC_DATA_HDR_SIZE,
 						 DMA_TO_DEVICE);
-		if (ib_dma_mapping_error(krc_node.dev->ibdev, vq->hdrs_dma)) {
+		if (ib_dma_mapping_error(ibdev, vq->hdrs_dma)) {
 			kfree(vq->hdrs);
 			vq->hdrs = NULL;
+		} else {
+			vq->dma_dev = ibdev;
 		}
 	}
 	vq->ring_size = PAGE_ALIGN(off + entries * sizeof(struct krcore_cqe));
-	vq->ring_mem = vmalloc_user(vq->ring_size);
+	vq->ring_mem = krc_ring_alloc(vq->ring_size);
 	if (!vq->slots || !vq->free || !vq->scratch || !vq->ring_mem ||
 	    !vq->hdrs) {
 		krc_vq_dp_free(vq);
@@ -171,11 +204,10 @@ int krc_vq_dp_init(struct krc_vq *vq)
 	for (i = 0; i < depth; i++)
 		vq->free[i] = depth - 1 - i;
 	/* What the request check needs, fixed for the VQ's life. */
-	vq->check.atomics =
-		krc_node.dev->ibdev->attrs.atomic_cap != IB_ATOMIC_NONE;
+	vq->check.atomics = ibdev->attrs.atomic_cap != IB_ATOMIC_NONE;
 	/* A SEND takes one more SGE on the wire: the kernel's header. */
 	vq->check.max_sge = min_t(u32, KRCORE_MAX_SGE,
-				  krc_node.dev->ibdev->attrs.max_send_sge - 1);
+				  ibdev->attrs.max_send_sge - 1);
 	vq->check.max_msg = KRCORE_MAX_MSG;
 	vq->nfree = depth;
 	vq->ring = vq->ring_mem;
@@ -187,11 +219,18 @@ int krc_vq_dp_init(struct krc_vq *vq)
 	return 0;
 }
 
+/* Let go of the device: the SEND headers' DMA mapping. */
+void krc_vq_dp_unmap(struct krc_vq *vq)
+{
+	if (vq->dma_dev)
+		ib_dma_unmap_single(vq->dma_dev, vq->hdrs_dma,
+				    vq->depth * KRC_DATA_HDR_SIZE, DMA_TO_DEVICE);
+	vq->dma_dev = NULL;
+}
+
 void krc_vq_dp_free(struct krc_vq *vq)
 {
-	if (vq->hdrs)
-		ib_dma_unmap_single(krc_node.dev->ibdev, vq->hdrs_dma,
-				    vq->depth * KRC_DATA_HDR_SIZE, DMA_TO_DEVICE);
+	krc_vq_dp_unmap(vq);
 	kfree(vq->hdrs);
 	vq->hdrs = NULL;
 	kvfree(vq->slots);

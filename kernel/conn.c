@@ -103,6 +103,7 @@ static void krc_conn_dispatch(struct krc_conn *conn, struct ib_wc *wc)
 		/* First: the request that failed gets its own status. */
 		krc_dp_dispatch(conn, wc);
 	} else {
+		WRITE_ONCE(conn->progress, jiffies);
 		atomic_dec(&conn->outstanding);
 		krc_kop_complete((struct krc_kop *)(uintptr_t)wc->wr_id, wc);
 	}
@@ -436,8 +437,11 @@ int krc_conn_post_kop(struct krc_conn *conn, struct krc_kop *kop,
 	wr->wr_id = (u64)(uintptr_t)kop;
 	wr->send_flags |= IB_SEND_SIGNALED;
 	refcount_inc(&kop->ref);
-	atomic_inc(&conn->outstanding);
 	spin_lock_irqsave(&conn->lock, flags);
+	/* An idle connection's clock starts with its first request. */
+	if (!atomic_read(&conn->outstanding) && conn->sq_head == conn->sq_tail)
+		conn->progress = jiffies;
+	atomic_inc(&conn->outstanding);
 	if (conn->dead)
 		ret = -ENOTCONN;
 	else

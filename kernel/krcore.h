@@ -128,7 +128,14 @@ struct krc_proc {
 	struct mm_struct *mm;		/* the key (mmgrab'ed) */
 	struct mutex lock;		/* registrations */
 	struct xarray mrs;		/* lkey -> struct krc_mr */
+	struct xarray rkeys;		/* rkey -> struct krc_mr (remote access) */
 	wait_queue_head_t wq;		/* an MR's last request completed */
+	atomic_t nvqs;			/* its open VQs (max_vqs_per_proc) */
+	atomic_t nports;		/* its bound ports */
+	/* shared connections it broke (remote errors), for throttling */
+	atomic_t breaks;
+	unsigned long break_start;	/* jiffies: the window's start */
+	unsigned long throttled_until;	/* jiffies */
 };
 
 struct krc_mr {
@@ -149,7 +156,7 @@ struct krc_sq_ent {
 	u64 cookie;			/* the hardware wr_id */
 	struct krc_vq *vq;
 	u16 slot;
-	unsigned long posted;		/* jiffies, for the watchdog */
+	u32 len;			/* bytes it moves (the watchdog's rate) */
 };
 
 /* One outstanding request of a VQ. */
@@ -204,6 +211,8 @@ struct krc_conn {
 	struct list_head vqs;		/* VQs bound to it */
 	bool failing;			/* QP in error: recovery owns it */
 	struct krc_vq *culprit;		/* whose request broke it */
+	unsigned long progress;		/* jiffies: last completion (watchdog) */
+	u64 sq_bytes;			/* bytes of the posted VQ requests */
 	struct krc_sq_ent *rec;		/* entries waiting for recovery */
 	u32 nrec;
 	struct work_struct recover_work;
@@ -242,6 +251,11 @@ struct krc_peer {
 /* The node's control plane (node.c). */
 struct krc_node {
 	struct mutex lock;		/* start/stop */
+	/*
+	 * Users of the device outside the control plane (VQ calls) hold it
+	 * for reading; tearing the node down holds it for writing.
+	 */
+	struct rw_semaphore gate;
 	bool up;
 	struct krc_device *dev;		/* primary device, a reference held */
 	struct krc_port *port;
@@ -260,6 +274,9 @@ struct krc_node {
 };
 
 extern struct krc_node krc_node;
+
+/* A user's connect timeout is capped: a connect never waits longer. */
+#define KRC_CONNECT_TIMEOUT_MAX_MS	60000
 
 /* Scratch space of one qpush batch (KRC_PUSH_BATCH requests). */
 #define KRC_PUSH_BATCH	16
@@ -280,9 +297,14 @@ struct krc_push_scratch {
 	u16 slot[KRC_PUSH_BATCH];
 };
 
-/* A virtual queue: one per open file of /dev/krcore. */
+/*
+ * A virtual queue: one per open file of /dev/krcore. Its memory goes with
+ * the last reference: the file's, or recovery's while it moves the VQ.
+ */
 struct krc_vq {
+	struct kref ref;
 	struct mutex lock;		/* serialises the VQ's requests */
+	bool gone;			/* its device went away: ENODEV */
 	pid_t owner_tgid;
 	u32 id;				/* in krc_vqs; the cookies' VQ id */
 	struct mm_struct *mm;		/* the opener's address space */
@@ -305,11 +327,14 @@ struct krc_vq {
 	struct krcore_cqe *cqes;
 	u32 entries;
 	u32 prod;			/* the kernel's producer index */
+	u64 recoveries;			/* the ring shows a copy */
 	wait_queue_head_t wq;		/* completions; inflight reaching 0 */
 	struct krc_push_scratch *scratch;
 	struct krc_check_ctx check;	/* what the request check knows */
 	u8 *hdrs;			/* per slot: the header of a SEND */
 	u64 hdrs_dma;
+	struct ib_device *dma_dev;	/* hdrs is mapped for it */
+	u64 inflight_bytes;		/* bytes of the outstanding requests */
 	/* two-sided: the bound port and its receive ring */
 	u32 bound_port;
 	spinlock_t rlock;		/* rprod, the ring's entries */
@@ -319,6 +344,9 @@ struct krc_vq {
 	struct krcore_msg *rmsgs;
 	u8 *rdata;
 	u32 rprod;
+	u32 rentries;			/* the kernel's copies of the geometry */
+	u32 rslot;
+	u32 rdropped;
 };
 
 /* Module parameters (main.c). */
@@ -340,6 +368,15 @@ extern uint krc_param_srq_depth;
 extern uint krc_param_wr_timeout_ms;
 extern bool krc_param_prewarm;
 extern uint krc_param_ctrl_qkey;
+extern uint krc_param_max_vqs;
+extern uint krc_param_max_vqs_per_proc;
+extern uint krc_param_max_ports_per_proc;
+extern uint krc_param_vq_qp_share;
+extern uint krc_param_vq_max_bytes;
+extern uint krc_param_wr_min_mbps;
+extern uint krc_param_break_limit;
+extern uint krc_param_break_window_ms;
+extern uint krc_param_mr_drain_ms;
 extern int krc_fault_ctrl_drop_rx;
 extern int krc_fault_ctrl_drop_type;
 extern int krc_fault_goodbye_off;
@@ -363,6 +400,9 @@ void krc_node_stop(void);
 void krc_node_device_removed(struct krc_device *dev);
 void krc_node_kick(void);	/* start the control plane when possible */
 void krc_node_info(struct krcore_node_info *info);
+int krc_node_enter(void);	/* -ENODEV, or the gate held for reading */
+void krc_node_leave(void);
+struct krc_conn *krc_node_loopback_connect(void);
 /* Register @npages of kernel memory (page_size each) for remote READ. */
 struct ib_mr *krc_node_reg_mr(struct scatterlist *sg, int nents,
 			      unsigned int page_size, int access);
@@ -456,6 +496,11 @@ int krc_mr_dereg(struct krc_proc *proc, u32 lkey);
 const struct krc_mr_view *krc_mr_find(void *proc, u32 lkey);
 bool krc_mr_hold(struct krc_mr *mr);
 void krc_mr_put_inflight(struct krc_mr *mr);
+bool krc_mr_remote_ok(struct krc_proc *proc, u32 rkey, u64 addr, u64 len,
+		      u32 access);
+void krc_procs_disassociate(void);
+void krc_proc_note_break(struct krc_proc *proc);
+bool krc_proc_throttled(struct krc_proc *proc);
 
 /* send.c: posting */
 int krc_vq_push(struct krc_vq *vq, const struct krcore_wr __user *uwrs,
@@ -466,6 +511,7 @@ int krc_post_one(struct krc_conn *conn, struct krc_vq *vq, u16 slot);
 void krc_dp_dispatch(struct krc_conn *conn, struct ib_wc *wc);
 void krc_dp_complete(struct krc_sq_ent *e, u32 status, u32 byte_len);
 int krc_vq_dp_init(struct krc_vq *vq);
+void krc_vq_dp_unmap(struct krc_vq *vq);
 void krc_vq_dp_free(struct krc_vq *vq);
 
 /* recv.c: two-sided messages */
@@ -493,10 +539,17 @@ void krc_recover_work(struct work_struct *work);
 int krc_watchdog_init(void);
 void krc_watchdog_exit(void);
 void krc_conn_track(struct krc_conn *conn);
+void krc_conns_fail_using(const struct krc_mr_view *view);
+int krc_conns_fail_id(u32 id);
 void krc_conn_untrack(struct krc_conn *conn);
 
 /* vq.c */
 int krc_chardev_init(void);
 void krc_chardev_exit(void);
+void krc_vq_get(struct krc_vq *vq);
+void krc_vq_put(struct krc_vq *vq);
+bool krc_vq_attach(struct krc_vq *vq, struct krc_conn *conn);
+void krc_vqs_disassociate(void);
+void *krc_ring_alloc(size_t size);
 
 #endif /* KRC_KRCORE_H */

@@ -64,7 +64,7 @@ MODULE_PARM_DESC(srq_depth,
 uint krc_param_wr_timeout_ms = 5000;
 module_param_named(wr_timeout_ms, krc_param_wr_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(wr_timeout_ms,
-		 "A request outstanding longer fails its connection, which is recovered (default 5000)");
+		 "A connection with requests outstanding and no progress (no completion) for this long is failed and recovered (default 5000)");
 
 bool krc_param_meta_host;
 module_param_named(meta_host, krc_param_meta_host, bool, 0444);
@@ -88,6 +88,61 @@ bool krc_param_prewarm;
 module_param_named(prewarm, krc_param_prewarm, bool, 0444);
 MODULE_PARM_DESC(prewarm,
 		 "Connect to every node registered with the MetaServer right after registering (default no)");
+
+/* Writing a connection id fails that connection (tests of recovery). */
+static int krc_fault_conn_error_set(const char *val,
+				    const struct kernel_param *kp)
+{
+	u32 id;
+	int ret = kstrtou32(val, 0, &id);
+
+	if (ret)
+		return ret;
+	return krc_conns_fail_id(id);
+}
+
+static const struct kernel_param_ops krc_fault_conn_error_ops = {
+	.set = krc_fault_conn_error_set,
+};
+
+module_param_cb(fault_conn_error, &krc_fault_conn_error_ops, NULL, 0200);
+MODULE_PARM_DESC(fault_conn_error, "Fault injection: fail the connection with this id");
+
+uint krc_param_max_vqs = 65536;
+module_param_named(max_vqs, krc_param_max_vqs, uint, 0644);
+MODULE_PARM_DESC(max_vqs, "Open VQs of the node at most (EMFILE beyond)");
+
+uint krc_param_max_vqs_per_proc = 8192;
+module_param_named(max_vqs_per_proc, krc_param_max_vqs_per_proc, uint, 0644);
+MODULE_PARM_DESC(max_vqs_per_proc, "Open VQs of one process at most (EMFILE beyond)");
+
+uint krc_param_max_ports_per_proc = 64;
+module_param_named(max_ports_per_proc, krc_param_max_ports_per_proc, uint, 0644);
+MODULE_PARM_DESC(max_ports_per_proc, "Ports one process may bind at most (EMFILE beyond)");
+
+uint krc_param_vq_qp_share = 50;
+module_param_named(vq_qp_share, krc_param_vq_qp_share, uint, 0644);
+MODULE_PARM_DESC(vq_qp_share, "Percent of a shared send queue one VQ may fill (1-100)");
+
+uint krc_param_vq_max_bytes = 64 << 20;
+module_param_named(vq_max_bytes, krc_param_vq_max_bytes, uint, 0644);
+MODULE_PARM_DESC(vq_max_bytes, "Bytes one VQ may have in flight (a longer single request is allowed alone)");
+
+uint krc_param_wr_min_mbps = 1;
+module_param_named(wr_min_mbps, krc_param_wr_min_mbps, uint, 0644);
+MODULE_PARM_DESC(wr_min_mbps, "Slowest transfer rate (MB/s) the watchdog still counts as progress");
+
+uint krc_param_break_limit = 3;
+module_param_named(break_limit, krc_param_break_limit, uint, 0644);
+MODULE_PARM_DESC(break_limit, "Shared connections a process may break per window before it is throttled (0: never)");
+
+uint krc_param_break_window_ms = 10000;
+module_param_named(break_window_ms, krc_param_break_window_ms, uint, 0644);
+MODULE_PARM_DESC(break_window_ms, "The throttling window (ms)");
+
+uint krc_param_mr_drain_ms = 30000;
+module_param_named(mr_drain_ms, krc_param_mr_drain_ms, uint, 0644);
+MODULE_PARM_DESC(mr_drain_ms, "Deregistration waits this long before failing the connections that still use the memory");
 
 uint krc_param_ctrl_qkey = 0x4b524331;
 module_param_named(ctrl_qkey, krc_param_ctrl_qkey, uint, 0444);

@@ -17,11 +17,10 @@
 
 #include "krcore.h"
 
-#define KRC_MR_DRAIN_MS	30000
-
 static DEFINE_HASHTABLE(krc_procs, 8);
 static DEFINE_MUTEX(krc_procs_lock);
 
+/* The process of @mm, for one more of its VQs; ERR_PTR on error. */
 struct krc_proc *krc_proc_get(struct mm_struct *mm)
 {
 	struct krc_proc *proc;
@@ -29,33 +28,67 @@ struct krc_proc *krc_proc_get(struct mm_struct *mm)
 	mutex_lock(&krc_procs_lock);
 	hash_for_each_possible(krc_procs, proc, hnode, (unsigned long)mm) {
 		if (proc->mm == mm) {
+			if (atomic_read(&proc->nvqs) >= krc_param_max_vqs_per_proc) {
+				mutex_unlock(&krc_procs_lock);
+				return ERR_PTR(-EMFILE);
+			}
+			atomic_inc(&proc->nvqs);
 			kref_get(&proc->ref);
 			mutex_unlock(&krc_procs_lock);
 			return proc;
 		}
 	}
-	proc = kzalloc(sizeof(*proc), GFP_KERNEL);
+	proc = kzalloc(sizeof(*proc), GFP_KERNEL_ACCOUNT);
 	if (proc) {
 		kref_init(&proc->ref);
 		mmgrab(mm);
 		proc->mm = mm;
 		mutex_init(&proc->lock);
 		xa_init(&proc->mrs);
+		xa_init(&proc->rkeys);
 		init_waitqueue_head(&proc->wq);
+		atomic_set(&proc->nvqs, 1);
 		hash_add(krc_procs, &proc->hnode, (unsigned long)mm);
 		krc_obj_created(KRC_OBJ_PROC);
 	}
 	mutex_unlock(&krc_procs_lock);
-	return proc;
+	return proc ? proc : ERR_PTR(-ENOMEM);
 }
 
-/* Wait until no request uses @mr, then give it back. */
+/*
+ * Fail every connection on which a request that uses @mr is posted: the
+ * QPs flush them, and recovery completes or re-posts them (a re-posted
+ * request keeps holding @mr).
+ */
+static void krc_mr_fail_users(struct krc_mr *mr)
+{
+	krc_conns_fail_using(&mr->view);
+}
+
+/*
+ * Wait until no request uses @mr, then give it back. The RNIC may use the
+ * memory while a request is posted: it is never freed before. After
+ * mr_drain_ms the connections still using it are failed, which completes
+ * those requests within the recovery's bound; if even then they do not
+ * complete, the registration is leaked rather than freed.
+ */
 static void krc_mr_destroy(struct krc_proc *proc, struct krc_mr *mr)
 {
 	if (!wait_event_timeout(proc->wq, !atomic_read(&mr->inflight),
-				msecs_to_jiffies(KRC_MR_DRAIN_MS)))
-		pr_err("krcore: registration %x still in use after %d ms\n",
-		       mr->ibmr->lkey, KRC_MR_DRAIN_MS);
+				msecs_to_jiffies(krc_param_mr_drain_ms))) {
+		pr_warn("krcore: registration %x still in use after %u ms: failing its connections\n",
+			mr->ibmr->lkey, krc_param_mr_drain_ms);
+		krc_event(KRC_EV_MR_DRAIN_FORCED);
+		krc_mr_fail_users(mr);
+		if (!wait_event_timeout(proc->wq, !atomic_read(&mr->inflight),
+					msecs_to_jiffies(krc_param_connect_timeout_ms +
+							 2 * krc_param_wr_timeout_ms +
+							 10000))) {
+			pr_err("krcore: registration %x: %d requests never completed, leaked\n",
+			       mr->ibmr->lkey, atomic_read(&mr->inflight));
+			return;
+		}
+	}
 	ib_dereg_mr(mr->ibmr);
 	/* A request check may still be looking at it (under RCU). */
 	kfree_rcu(mr, rcu);
@@ -67,22 +100,35 @@ static void krc_proc_unhash(struct kref *ref)
 	hash_del(&container_of(ref, struct krc_proc, ref)->hnode);
 }
 
-/* Process context: the last put deregisters every remaining MR. */
-void krc_proc_put(struct krc_proc *proc)
+static void krc_proc_dereg_all(struct krc_proc *proc)
 {
 	struct krc_mr *mr;
 	unsigned long lkey;
 
-	if (!proc || !kref_put_mutex(&proc->ref, krc_proc_unhash,
-				     &krc_procs_lock))
-		return;
-	mutex_unlock(&krc_procs_lock);
+	mutex_lock(&proc->lock);
 	xa_for_each(&proc->mrs, lkey, mr) {
 		WRITE_ONCE(mr->dying, true);
 		xa_erase(&proc->mrs, lkey);
+		xa_erase(&proc->rkeys, mr->ibmr->rkey);
+		mutex_unlock(&proc->lock);
 		krc_mr_destroy(proc, mr);
+		mutex_lock(&proc->lock);
 	}
+	mutex_unlock(&proc->lock);
+}
+
+/* Process context: the last put deregisters every remaining MR. */
+void krc_proc_put(struct krc_proc *proc)
+{
+	if (!proc)
+		return;
+	atomic_dec(&proc->nvqs);
+	if (!kref_put_mutex(&proc->ref, krc_proc_unhash, &krc_procs_lock))
+		return;
+	mutex_unlock(&krc_procs_lock);
+	krc_proc_dereg_all(proc);
 	xa_destroy(&proc->mrs);
+	xa_destroy(&proc->rkeys);
 	mmdrop(proc->mm);
 	kfree(proc);
 	krc_obj_destroyed(KRC_OBJ_PROC);
@@ -117,7 +163,7 @@ int krc_mr_reg(struct krc_proc *proc, struct krcore_reg_mr *req)
 		return -EINVAL;
 	if (!READ_ONCE(node->up))
 		return -ENODEV;
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return -ENOMEM;
 	atomic_set(&mr->inflight, 0);
@@ -136,6 +182,11 @@ int krc_mr_reg(struct krc_proc *proc, struct krcore_reg_mr *req)
 	}
 	mutex_lock(&proc->lock);
 	ret = xa_insert(&proc->mrs, mr->ibmr->lkey, mr, GFP_KERNEL);
+	if (!ret && (req->access & ~KRCORE_ACCESS_LOCAL_WRITE)) {
+		ret = xa_insert(&proc->rkeys, mr->ibmr->rkey, mr, GFP_KERNEL);
+		if (ret)
+			xa_erase(&proc->mrs, mr->ibmr->lkey);
+	}
 	mutex_unlock(&proc->lock);
 	if (ret) {
 		ib_dereg_mr(mr->ibmr);
@@ -160,6 +211,7 @@ int krc_mr_dereg(struct krc_proc *proc, u32 lkey)
 		/* Pairs with krc_mr_hold(): it sees dying or we see its count. */
 		smp_mb();
 		xa_erase(&proc->mrs, lkey);
+		xa_erase(&proc->rkeys, mr->ibmr->rkey);
 	}
 	mutex_unlock(&proc->lock);
 	if (!mr)
@@ -197,4 +249,67 @@ void krc_mr_put_inflight(struct krc_mr *mr)
 {
 	if (atomic_dec_and_test(&mr->inflight) && READ_ONCE(mr->dying))
 		wake_up_all(&mr->proc->wq);
+}
+
+/*
+ * A request on a loopback connection names memory of this node by @rkey:
+ * allowed only if the calling process registered it, with @access
+ * (KRCORE_ACCESS_REMOTE_*), covering [@addr, @addr + @len). Under
+ * rcu_read_lock(). Other nodes' keys cannot be checked here: see
+ * docs/trust-model.md.
+ */
+bool krc_mr_remote_ok(struct krc_proc *proc, u32 rkey, u64 addr, u64 len,
+		      u32 access)
+{
+	struct krc_mr *mr = xa_load(&proc->rkeys, rkey);
+	const struct krc_mr_view *v;
+
+	if (!mr || READ_ONCE(mr->dying))
+		return false;
+	v = &mr->view;
+	if ((v->access & access) != access)
+		return false;
+	return addr >= v->addr && len <= v->length &&
+	       addr - v->addr <= v->length - len;
+}
+
+/* A request of @proc broke a shared connection (a remote error). */
+void krc_proc_note_break(struct krc_proc *proc)
+{
+	unsigned long now = jiffies;
+	unsigned long window = msecs_to_jiffies(krc_param_break_window_ms);
+
+	if (!proc || !krc_param_break_limit)
+		return;
+	if (time_after(now, READ_ONCE(proc->break_start) + window)) {
+		WRITE_ONCE(proc->break_start, now);
+		atomic_set(&proc->breaks, 0);
+	}
+	if (atomic_inc_return(&proc->breaks) >= krc_param_break_limit) {
+		WRITE_ONCE(proc->throttled_until, now + window);
+		krc_event(KRC_EV_PROC_THROTTLED);
+	}
+}
+
+/* Has @proc broken shared connections too often lately? */
+bool krc_proc_throttled(struct krc_proc *proc)
+{
+	return krc_param_break_limit &&
+	       time_before(jiffies, READ_ONCE(proc->throttled_until));
+}
+
+/*
+ * The node's device is going (node teardown, krc_node.gate held for
+ * writing, every connection already killed): every registration of every
+ * process is given back now, before the PD goes.
+ */
+void krc_procs_disassociate(void)
+{
+	struct krc_proc *proc;
+	int bkt;
+
+	mutex_lock(&krc_procs_lock);
+	hash_for_each(krc_procs, bkt, proc, hnode)
+		krc_proc_dereg_all(proc);
+	mutex_unlock(&krc_procs_lock);
 }

@@ -16,7 +16,27 @@
 
 struct krc_node krc_node = {
 	.lock = __MUTEX_INITIALIZER(krc_node.lock),
+	.gate = __RWSEM_INITIALIZER(krc_node.gate),
 };
+
+/*
+ * A VQ call that uses the device: -ENODEV when the node is down, else the
+ * gate is held (for reading) until krc_node_leave(), so that the device
+ * cannot go away under the call.
+ */
+int krc_node_enter(void)
+{
+	down_read(&krc_node.gate);
+	if (READ_ONCE(krc_node.up))
+		return 0;
+	up_read(&krc_node.gate);
+	return -ENODEV;
+}
+
+void krc_node_leave(void)
+{
+	up_read(&krc_node.gate);
+}
 
 static bool krc_node_stopped;	/* module unload under way */
 
@@ -81,40 +101,79 @@ err:
 	return ERR_PTR(ret);
 }
 
-static int krc_node_self_start(struct krc_node *node)
+/* A QP of this node connected to itself. */
+static struct krc_conn *krc_node_loopback(struct krc_node *node)
 {
 	struct krc_conn *conn;
-	struct krc_peer *peer;
 	int ret;
 
 	conn = krc_conn_create();
 	if (IS_ERR(conn))
-		return PTR_ERR(conn);
+		return conn;
 	ret = krc_conn_rtr_rts(conn, &node->card, conn->qpn, conn->psn);
 	if (ret) {
 		krc_conn_kill(conn);
 		krc_conn_put(conn);
-		return ret;
+		return ERR_PTR(ret);
 	}
 	conn->state = KRC_CONN_READY;
 	conn->remote_incarnation = krc_incarnation;
 	conn->initiator = true;
-	peer = krc_peer_get(node->card.gid, true);
-	if (IS_ERR(peer)) {
-		krc_conn_kill(conn);
-		krc_conn_put(conn);
-		return PTR_ERR(peer);
+	if (node->page_mr) {
+		conn->probe_addr = node->page_mr->iova;
+		conn->probe_rkey = node->page_mr->rkey;
+		conn->probe_len = KRCORE_CARD_SIZE;
 	}
-	krc_peer_set_card(peer, &node->card);
-	ret = krc_peer_attach(peer, conn);
-	if (ret) {
-		krc_peer_put(peer);
-		krc_conn_kill(conn);
-		krc_conn_put(conn);
-		return ret;
-	}
+	return conn;
+}
+
+/*
+ * A new loopback connection in the pool of the node's own peer, for VQs
+ * that connect to this node (their first one, or after one of them broke
+ * the last one). Returns it with a reference for the caller. Process
+ * context; the node is up.
+ */
+struct krc_conn *krc_node_loopback_connect(void)
+{
+	struct krc_node *node = &krc_node;
+	struct krc_conn *conn;
+	int ret;
+
+	if (!node->self_peer)
+		return ERR_PTR(-ENODEV);
+	conn = krc_node_loopback(node);
+	if (IS_ERR(conn))
+		return conn;
 	kref_get(&conn->ref);
+	ret = krc_peer_attach(node->self_peer, conn);
+	if (ret) {
+		krc_conn_kill(conn);
+		krc_conn_put(conn);
+		krc_conn_put(conn);
+		return ERR_PTR(ret);
+	}
+	krc_event(KRC_EV_LOOPBACK_CREATED);
+	return conn;
+}
+
+/*
+ * The kernel's own loopback QP (node->self): fast registrations and
+ * MetaServer lookups on the host ride on it. It is in no pool: no VQ
+ * ever posts on it, so no process can break it.
+ */
+static int krc_node_self_start(struct krc_node *node)
+{
+	struct krc_conn *conn;
+	struct krc_peer *peer;
+
+	conn = krc_node_loopback(node);
+	if (IS_ERR(conn))
+		return PTR_ERR(conn);
 	node->self = conn;
+	peer = krc_peer_get(node->card.gid, true);
+	if (IS_ERR(peer))
+		return PTR_ERR(peer);
+	krc_peer_set_card(peer, &node->card);
 	node->self_peer = peer;
 	return 0;
 }
@@ -166,9 +225,16 @@ static void krc_node_page_stop(struct krc_node *node)
 	}
 }
 
+/*
+ * Stop the control plane and let go of the device. VQ calls using the
+ * device are waited for (the gate), every connection is killed (their
+ * requests complete), then every VQ and every user registration lets go
+ * of the device: calls on them fail with ENODEV from then on.
+ */
 static void krc_node_teardown(struct krc_node *node)
 {
 	WRITE_ONCE(node->up, false);
+	down_write(&node->gate);
 	krc_hs_exit();
 	if (node->ctrl)
 		krc_hs_goodbye_all();
@@ -186,18 +252,23 @@ static void krc_node_teardown(struct krc_node *node)
 	node->self_peer = NULL;
 	/* Connections and peers freed in the background, then the AHs. */
 	flush_workqueue(krc_wq);
+	krc_vqs_disassociate();
+	krc_procs_disassociate();
+	flush_workqueue(krc_wq);
 	krc_recv_stop(node);
 	krc_ctrl_stop(node);
 	flush_workqueue(krc_wq);
 	krc_device_put(node->dev);
 	node->dev = NULL;
 	node->port = NULL;
+	up_write(&node->gate);
 }
 
 int krc_node_start(void)
 {
 	struct krc_node *node = &krc_node;
 	struct krc_port *port;
+	struct krc_conn *conn;
 	int ret;
 
 	mutex_lock(&node->lock);
@@ -230,10 +301,13 @@ int krc_node_start(void)
 	ret = krc_node_page_start(node);
 	if (ret)
 		goto err;
-	/* The loopback connection's peer is us: probes READ our own page. */
-	node->self->probe_addr = node->page_mr->iova;
-	node->self->probe_rkey = node->page_mr->rkey;
-	node->self->probe_len = KRCORE_CARD_SIZE;
+	/* The first loopback connection of the pool (VQs to this node). */
+	conn = krc_node_loopback_connect();
+	if (IS_ERR(conn)) {
+		ret = PTR_ERR(conn);
+		goto err;
+	}
+	krc_conn_put(conn);
 	if (krc_param_meta_host) {
 		ret = krc_meta_host_start(node);
 		if (ret)

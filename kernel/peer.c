@@ -517,7 +517,9 @@ int krc_peer_connect(const u8 gid[16], unsigned long timeout_ms,
 		goto unlock;
 	}
 	if (peer->local) {
-		ret = -ENOTCONN;
+		/* A process broke the last one: a new one, no handshake. */
+		conn = krc_node_loopback_connect();
+		ret = IS_ERR(conn) ? PTR_ERR(conn) : 0;
 		goto unlock;
 	}
 

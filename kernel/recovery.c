@@ -78,14 +78,22 @@ static struct krc_conn *krc_recover_target(struct krc_peer *peer)
 	struct krc_conn *conn;
 	int ret;
 
-	if (!peer || peer->local)
-		return peer ? krc_peer_pick(peer) : NULL;
+	if (!peer)
+		return NULL;
 	conn = krc_peer_pick(peer);
 	if (conn)
 		return conn;
 	mutex_lock(&peer->connect_lock);
 	conn = krc_peer_pick(peer);
-	if (!conn) {
+	if (!conn && peer->local && READ_ONCE(krc_node.up) && !peer->dead) {
+		/* The node itself: rebuild the loopback connection. */
+		conn = krc_node_loopback_connect();
+		if (IS_ERR(conn)) {
+			pr_warn("krcore: recovery: no loopback connection: %ld\n",
+				PTR_ERR(conn));
+			conn = NULL;
+		}
+	} else if (!conn && !peer->local) {
 		ret = krc_hs_connect(peer, &o, &conn);
 		if (ret) {
 			pr_warn("krcore: recovery: no connection to the peer: %d\n",
@@ -97,13 +105,26 @@ static struct krc_conn *krc_recover_target(struct krc_peer *peer)
 	return conn;
 }
 
+/* Is a registration the request uses being deregistered? */
+static bool krc_slot_mr_dying(const struct krc_slot *s)
+{
+	int k;
+
+	for (k = 0; k < KRCORE_MAX_SGE; k++)
+		if (s->mrs[k] && READ_ONCE(s->mrs[k]->dying))
+			return true;
+	return false;
+}
+
 static void krc_recover_entry(struct krc_sq_ent *e, struct krc_conn *culprit_conn,
 			      struct krc_vq *culprit, struct krc_conn *target)
 {
 	struct krc_vq *vq = e->vq;
 	u8 opcode = vq->slots[e->slot].wr.opcode;
 
-	if (vq->closing || vq == culprit) {
+	if (vq->closing || vq == culprit ||
+	    krc_slot_mr_dying(&vq->slots[e->slot])) {
+		/* Its owner is going, or is giving its memory back. */
 		krc_dp_complete(e, KRCORE_WC_FLUSHED, 0);
 	} else if (!target) {
 		krc_dp_complete(e, KRCORE_WC_UNREACHABLE, 0);
@@ -124,9 +145,8 @@ void krc_recover_work(struct work_struct *work)
 					     recover_work);
 	struct krc_peer *peer = conn->peer;
 	struct krc_conn *target;
-	struct krc_vq *vq, *tmp;
+	struct krc_vq *vq;
 	unsigned long flags;
-	LIST_HEAD(moved);
 	u32 i, left;
 
 	krc_event(KRC_EV_RECOVERIES);
@@ -142,8 +162,12 @@ void krc_recover_work(struct work_struct *work)
 	krc_conn_kill(conn);
 	spin_lock_irqsave(&conn->lock, flags);
 	left = conn->sq_tail - conn->sq_head;
-	for (i = 0; i < left; i++)
-		conn->rec[conn->nrec++] = conn->sq[conn->sq_head++ % conn->sq_size];
+	for (i = 0; i < left; i++) {
+		struct krc_sq_ent *e = &conn->sq[conn->sq_head++ % conn->sq_size];
+
+		conn->sq_bytes -= e->len;
+		conn->rec[conn->nrec++] = *e;
+	}
 	spin_unlock_irqrestore(&conn->lock, flags);
 
 	/* 2. Somewhere to go. */
@@ -156,26 +180,46 @@ void krc_recover_work(struct work_struct *work)
 		krc_recover_entry(&conn->rec[i], conn, conn->culprit, target);
 	conn->nrec = 0;
 
-	spin_lock_irqsave(&conn->lock, flags);
-	list_splice_init(&conn->vqs, &moved);
-	spin_unlock_irqrestore(&conn->lock, flags);
-	list_for_each_entry_safe(vq, tmp, &moved, conn_node) {
+	/*
+	 * One VQ at a time, each held by a reference and moved under its
+	 * own lock after checking that it is still on @conn: a VQ being
+	 * closed leaves the list under the same locks.
+	 */
+	for (;;) {
+		spin_lock_irqsave(&conn->lock, flags);
+		vq = list_first_entry_or_null(&conn->vqs, struct krc_vq,
+					      conn_node);
+		if (vq)
+			krc_vq_get(vq);
+		spin_unlock_irqrestore(&conn->lock, flags);
+		if (!vq)
+			break;
 		mutex_lock(&vq->lock);
-		list_del_init(&vq->conn_node);
-		atomic_dec(&conn->nvqs);
-		if (target) {
-			kref_get(&target->ref);
-			atomic_inc(&target->nvqs);
-			spin_lock_irqsave(&target->lock, flags);
-			list_add(&vq->conn_node, &target->vqs);
-			spin_unlock_irqrestore(&target->lock, flags);
+		if (vq->conn == conn) {
+			spin_lock_irqsave(&conn->lock, flags);
+			list_del_init(&vq->conn_node);
+			spin_unlock_irqrestore(&conn->lock, flags);
+			atomic_dec(&conn->nvqs);
+			vq->conn = NULL;
+			/* The target may have failed too: then none. */
+			if (target && !krc_vq_attach(vq, target))
+				krc_event(KRC_EV_VQ_DISCONNECTED);
+			else if (!target)
+				krc_event(KRC_EV_VQ_DISCONNECTED);
+			/* The kernel's count; the ring shows a copy. */
+			vq->recoveries++;
+			if (vq->ring)
+				WRITE_ONCE(vq->ring->recoveries, vq->recoveries);
+			krc_conn_put(conn);	/* the VQ's reference */
+		} else {
+			/* Not ours (cannot happen): never loop on it. */
+			spin_lock_irqsave(&conn->lock, flags);
+			list_del_init(&vq->conn_node);
+			spin_unlock_irqrestore(&conn->lock, flags);
 		}
-		vq->conn = target;
-		if (vq->ring)
-			vq->ring->recoveries++;
 		mutex_unlock(&vq->lock);
-		krc_conn_put(conn);	/* the VQ's reference */
 		wake_up(&vq->wq);
+		krc_vq_put(vq);
 	}
 	pr_info("krcore: conn %u recovered%s\n", conn->id,
 		target ? "" : ": peer unreachable, its VQs disconnected");
@@ -185,7 +229,27 @@ void krc_recover_work(struct work_struct *work)
 	krc_conn_put(conn);	/* the work's reference */
 }
 
-/* Requests outstanding too long: their connection is failed. */
+/*
+ * Has @conn made no progress for too long with requests outstanding? Its
+ * age counts from its last completion (or from when work was posted on an
+ * idle connection), not from a request's post time: a deep queue is not a
+ * dead peer. A long transfer adds the time its bytes need at the slowest
+ * rate still considered alive (wr_min_mbps). Caller holds conn->lock.
+ */
+static bool krc_conn_stalled(struct krc_conn *conn, unsigned long limit)
+{
+	u64 extra_ms = 0;
+
+	if (conn->sq_head == conn->sq_tail && !atomic_read(&conn->outstanding))
+		return false;
+	if (krc_param_wr_min_mbps)
+		extra_ms = div_u64(conn->sq_bytes,
+				   (u64)krc_param_wr_min_mbps * 1000);
+	return time_after(jiffies, conn->progress + limit +
+			  msecs_to_jiffies(min_t(u64, extra_ms, 3600000)));
+}
+
+/* Connections stalled too long: failed, their requests recovered. */
 static void krc_watchdog_fn(struct work_struct *work)
 {
 	unsigned long limit = msecs_to_jiffies(krc_param_wr_timeout_ms);
@@ -198,9 +262,7 @@ static void krc_watchdog_fn(struct work_struct *work)
 		bool old;
 
 		spin_lock_irqsave(&conn->lock, flags);
-		old = !conn->failing && conn->sq_head != conn->sq_tail &&
-		      time_after(jiffies, conn->sq[conn->sq_head % conn->sq_size].posted +
-				 limit);
+		old = !conn->failing && !conn->dead && krc_conn_stalled(conn, limit);
 		spin_unlock_irqrestore(&conn->lock, flags);
 		if (old && n < ARRAY_SIZE(stuck)) {
 			kref_get(&conn->ref);
@@ -209,13 +271,73 @@ static void krc_watchdog_fn(struct work_struct *work)
 	}
 	spin_unlock(&krc_conns_lock);
 	for (i = 0; i < n; i++) {
-		pr_warn("krcore: conn %u: a request outstanding for over %u ms, failing the connection\n",
+		pr_warn("krcore: conn %u: no progress for over %u ms with requests outstanding, failing the connection\n",
 			stuck[i]->id, krc_param_wr_timeout_ms);
 		krc_event(KRC_EV_WR_TIMEOUTS);
 		krc_conn_fail_async(stuck[i]);
 		krc_conn_put(stuck[i]);
 	}
 	queue_delayed_work(krc_wq, &krc_watchdog, HZ);
+}
+
+/*
+ * Fail every connection with a posted request that uses the registration
+ * @view (a deregistration that waited too long): the QPs flush them.
+ */
+void krc_conns_fail_using(const struct krc_mr_view *view)
+{
+	struct krc_conn *conn, *hit[16];
+	unsigned long flags;
+	int n = 0, i;
+	u32 pos, k;
+
+	spin_lock(&krc_conns_lock);
+	list_for_each_entry(conn, &krc_conns, all_node) {
+		bool uses = false;
+
+		spin_lock_irqsave(&conn->lock, flags);
+		for (pos = conn->sq_head; !uses && pos != conn->sq_tail; pos++) {
+			struct krc_sq_ent *e = &conn->sq[pos % conn->sq_size];
+			struct krc_slot *sl = &e->vq->slots[e->slot];
+
+			for (k = 0; k < KRCORE_MAX_SGE; k++)
+				if (sl->mrs[k] && &sl->mrs[k]->view == view)
+					uses = true;
+		}
+		spin_unlock_irqrestore(&conn->lock, flags);
+		if (uses && n < ARRAY_SIZE(hit)) {
+			kref_get(&conn->ref);
+			hit[n++] = conn;
+		}
+	}
+	spin_unlock(&krc_conns_lock);
+	for (i = 0; i < n; i++) {
+		krc_conn_fail(hit[i]);
+		krc_conn_put(hit[i]);
+	}
+}
+
+/* Fail the connection @id (fault injection); -ENOENT if there is none. */
+int krc_conns_fail_id(u32 id)
+{
+	struct krc_conn *conn, *hit = NULL;
+
+	spin_lock(&krc_conns_lock);
+	list_for_each_entry(conn, &krc_conns, all_node) {
+		if (conn->id == id && !READ_ONCE(conn->dead)) {
+			kref_get(&conn->ref);
+			hit = conn;
+			break;
+		}
+	}
+	spin_unlock(&krc_conns_lock);
+	if (!hit)
+		return -ENOENT;
+	pr_info("krcore: conn %u failed by fault injection\n", id);
+	krc_conn_set_error(hit);
+	krc_conn_fail_async(hit);
+	krc_conn_put(hit);
+	return 0;
 }
 
 int krc_watchdog_init(void)

@@ -12,6 +12,7 @@
  * a full ring, is dropped and counted: processes have no flow control
  * between them, and one slow receiver must not stall the shared QP.
  */
+#include <linux/capability.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/xarray.h>
@@ -105,7 +106,13 @@ void krc_recv_stop(struct krc_node *node)
 	kfree(s);
 }
 
-/* Copy a message into @vq's receive ring (any context). */
+/*
+ * Copy a message into @vq's receive ring (any context). The ring's header
+ * is mapped writable into the process: every size, index and offset used
+ * here is the kernel's own copy (vq->rentries, vq->rslot, vq->rprod,
+ * vq->rdropped). Only the consumer index is read from the mapping, and
+ * a lying consumer can only make the process lose its own messages.
+ */
 static void krc_recv_deliver(struct krc_vq *vq, struct krc_conn *conn,
 			     u8 opcode, const struct krc_data_hdr *h,
 			     const void *data, u32 len)
@@ -115,18 +122,21 @@ static void krc_recv_deliver(struct krc_vq *vq, struct krc_conn *conn,
 	unsigned long flags;
 	u32 used, i;
 
+	if (len > vq->rslot && data)
+		len = vq->rslot;	/* cannot happen: SRQ buffers are smaller */
 	spin_lock_irqsave(&vq->rlock, flags);
-	used = krc_ring_used(vq->rprod, READ_ONCE(r->consumer), r->entries);
-	if (used >= r->entries || READ_ONCE(vq->closing)) {
-		WRITE_ONCE(r->dropped, r->dropped + 1);
+	used = krc_ring_used(vq->rprod, READ_ONCE(r->consumer), vq->rentries);
+	if (used >= vq->rentries || READ_ONCE(vq->closing)) {
+		vq->rdropped++;
+		WRITE_ONCE(r->dropped, vq->rdropped);
 		spin_unlock_irqrestore(&vq->rlock, flags);
 		krc_event(KRC_EV_MSG_DROPPED);
 		return;
 	}
-	i = vq->rprod & (r->entries - 1);
+	i = vq->rprod & (vq->rentries - 1);
 	m = &vq->rmsgs[i];
 	if (data && len)
-		memcpy(vq->rdata + (size_t)i * r->slot_size, data, len);
+		memcpy(vq->rdata + (size_t)i * vq->rslot, data, len);
 	m->len = len;
 	m->imm_data = h->imm_data;
 	m->opcode = opcode;
@@ -137,10 +147,11 @@ static void krc_recv_deliver(struct krc_vq *vq, struct krc_conn *conn,
 	vq->rprod++;
 	/* The entry and its data before the index that publishes them. */
 	smp_store_release(&r->producer, vq->rprod);
-	spin_unlock_irqrestore(&vq->rlock, flags);
-	krc_event(KRC_EV_MSG_RECEIVED);
+	/* Under the lock: the VQ may be freed as soon as it is dropped. */
 	if (wq_has_sleeper(&vq->wq))
 		wake_up(&vq->wq);
+	spin_unlock_irqrestore(&vq->rlock, flags);
+	krc_event(KRC_EV_MSG_RECEIVED);
 }
 
 /* A completion of the SRQ, on @conn's CQ (any context). */
@@ -202,22 +213,33 @@ int krc_vq_bind_port(struct krc_vq *vq, u32 port, u32 *ring_size)
 		return -EISCONN;
 	if (!krc_node.srq)
 		return -EOPNOTSUPP;
+	/* As for IP: the ports below 1024 are the administrator's. */
+	if (port < 1024 && !capable(CAP_NET_BIND_SERVICE))
+		return -EACCES;
+	if (!vq->proc)
+		return -EPERM;
 	vq->rring_size = PAGE_ALIGN(off + ent) + KRC_RECV_SLOTS * KRC_SRQ_BUF;
-	vq->rring_mem = vmalloc_user(vq->rring_size);
+	vq->rring_mem = krc_ring_alloc(vq->rring_size);
 	if (!vq->rring_mem)
 		return -ENOMEM;
 	r = vq->rring_mem;
+	/* The kernel's copies: what the process sees is only a copy. */
+	vq->rentries = KRC_RECV_SLOTS;
+	vq->rslot = KRC_SRQ_BUF;
+	vq->rdropped = 0;
 	r->entries = KRC_RECV_SLOTS;
 	r->slot_size = KRC_SRQ_BUF;
 	r->entry_offset = off;
 	r->data_offset = PAGE_ALIGN(off + ent);
 	r->size = vq->rring_size;
 	vq->rmsgs = vq->rring_mem + off;
-	vq->rdata = vq->rring_mem + r->data_offset;
-	spin_lock_init(&vq->rlock);
+	vq->rdata = vq->rring_mem + PAGE_ALIGN(off + ent);
 	vq->rring = r;
-	ret = xa_insert(&krc_ports, port, vq, GFP_KERNEL);
+	ret = -EMFILE;
+	if (atomic_inc_return(&vq->proc->nports) <= krc_param_max_ports_per_proc)
+		ret = xa_insert(&krc_ports, port, vq, GFP_KERNEL);
 	if (ret) {
+		atomic_dec(&vq->proc->nports);
 		vq->rring = NULL;
 		vfree(vq->rring_mem);
 		vq->rring_mem = NULL;
@@ -234,6 +256,7 @@ void krc_vq_unbind_port(struct krc_vq *vq)
 	if (!vq->bound_port)
 		return;
 	xa_erase(&krc_ports, vq->bound_port);
+	atomic_dec(&vq->proc->nports);
 	vq->bound_port = 0;
 	synchronize_rcu();	/* a delivery in flight is done */
 }

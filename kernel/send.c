@@ -43,6 +43,9 @@ static void krc_build_wr(struct krc_vq *vq, u16 slot, union krc_ib_wr *w,
 		};
 
 		krc_data_hdr_encode(&hdr, vq->hdrs + slot * KRC_DATA_HDR_SIZE);
+		ib_dma_sync_single_for_device(vq->dma_dev, vq->hdrs_dma +
+					      slot * KRC_DATA_HDR_SIZE,
+					      KRC_DATA_HDR_SIZE, DMA_TO_DEVICE);
 		sge[0].addr = vq->hdrs_dma + slot * KRC_DATA_HDR_SIZE;
 		sge[0].length = KRC_DATA_HDR_SIZE;
 		sge[0].lkey = krc_node.dev->pd->local_dma_lkey;
@@ -115,6 +118,7 @@ static void krc_unreserve(struct krc_vq *vq, const u16 *slots, int n)
 		s->busy = false;
 		vq->free[vq->nfree++] = slots[i];
 		vq->inflight--;
+		vq->inflight_bytes -= s->len;
 	}
 	spin_unlock_irqrestore(&vq->dlock, flags);
 	wake_up(&vq->wq);
@@ -148,6 +152,9 @@ static int krc_post_slots(struct krc_conn *conn, struct krc_vq *vq,
 		spin_unlock_irqrestore(&conn->lock, flags);
 		return 0;
 	}
+	/* An idle connection's clock starts with its first request. */
+	if (conn->sq_head == conn->sq_tail && !atomic_read(&conn->outstanding))
+		conn->progress = now;
 	for (i = 0; i < n; i++) {
 		struct krc_sq_ent *e = &conn->sq[(conn->sq_tail + i) %
 						 conn->sq_size];
@@ -158,7 +165,7 @@ static int krc_post_slots(struct krc_conn *conn, struct krc_vq *vq,
 		e->cookie = wrs[i].send.wr_id;
 		e->vq = vq;
 		e->slot = slots[i];
-		e->posted = now;
+		e->len = vq->slots[slots[i]].len;
 	}
 	ret = ib_post_send(conn->qp, &wrs[0].send, &bad);
 	posted = n;
@@ -169,6 +176,8 @@ static int krc_post_slots(struct krc_conn *conn, struct krc_vq *vq,
 				    conn->id, posted, n, ret);
 		*reason = ret == -ENOMEM ? KRCORE_R_QP_FULL : KRCORE_R_UNSUPPORTED;
 	}
+	for (i = 0; i < posted; i++)
+		conn->sq_bytes += conn->sq[(conn->sq_tail + i) % conn->sq_size].len;
 	conn->sq_tail += posted;
 	spin_unlock_irqrestore(&conn->lock, flags);
 	/*
@@ -193,14 +202,21 @@ int krc_post_one(struct krc_conn *conn, struct krc_vq *vq, u16 slot)
 }
 
 /*
- * Reserve slots for the first @n checked requests of the scratch batch:
- * as many as the VQ's limit and its completion ring allow.
+ * Reserve slots for the first @n checked requests of the scratch batch
+ * (@lens: their bytes): as many as the VQ's limits allow. A VQ may have
+ * `depth` requests outstanding, each with room in its completion ring; it
+ * may fill at most vq_qp_share percent of its shared send queue and have
+ * at most vq_max_bytes in flight (one longer request may go alone).
  */
-static int krc_reserve(struct krc_vq *vq, struct krc_push_scratch *sc, int n,
+static int krc_reserve(struct krc_vq *vq, struct krc_conn *conn,
+		       struct krc_push_scratch *sc, const u32 *lens, int n,
 		       u32 *reason)
 {
+	u32 share = conn->sq_size * clamp_t(u32, krc_param_vq_qp_share, 1, 100) /
+		    100;
 	unsigned long flags;
 	u32 used, room;
+	u64 bytes;
 	int i;
 
 	spin_lock_irqsave(&vq->dlock, flags);
@@ -210,10 +226,22 @@ static int krc_reserve(struct krc_vq *vq, struct krc_push_scratch *sc, int n,
 	room = vq->entries - used > vq->inflight ?
 	       vq->entries - used - vq->inflight : 0;
 	room = min(room, vq->depth - vq->inflight);
+	share = max(share, 1U);
+	room = min(room, share > vq->inflight ? share - vq->inflight : 0);
 	if (n > room) {
 		n = room;
 		*reason = KRCORE_R_VQ_FULL;
 	}
+	bytes = vq->inflight_bytes;
+	for (i = 0; i < n; i++) {
+		if (bytes + lens[i] > krc_param_vq_max_bytes &&
+		    (vq->inflight || i)) {
+			*reason = KRCORE_R_VQ_FULL;
+			break;
+		}
+		bytes += lens[i];
+	}
+	n = i;
 	for (i = 0; i < n; i++) {
 		u16 slot = vq->free[--vq->nfree];
 		struct krc_slot *s = &vq->slots[slot];
@@ -221,9 +249,11 @@ static int krc_reserve(struct krc_vq *vq, struct krc_push_scratch *sc, int n,
 		s->busy = true;
 		s->gen = krc_cookie_next_gen(s->gen);
 		s->wr = sc->uwr[i];
+		s->len = lens[i];
 		sc->slot[i] = slot;
 	}
 	vq->inflight += n;
+	vq->inflight_bytes = bytes;
 	spin_unlock_irqrestore(&vq->dlock, flags);
 	return n;
 }
@@ -245,6 +275,33 @@ static const struct krc_mr_view *krc_find_keep(void *arg, u32 lkey)
 	return v;
 }
 
+/*
+ * A request over a loopback connection names this node's memory: only
+ * memory the caller registered itself (with the access the opcode needs).
+ */
+static bool krc_loopback_rkey_ok(struct krc_proc *proc,
+				 const struct krcore_wr *wr, u64 len)
+{
+	u32 access;
+
+	switch (wr->opcode) {
+	case KRCORE_WR_READ:
+		access = KRCORE_ACCESS_REMOTE_READ;
+		break;
+	case KRCORE_WR_WRITE:
+	case KRCORE_WR_WRITE_IMM:
+		access = KRCORE_ACCESS_REMOTE_WRITE;
+		break;
+	case KRCORE_WR_ATOMIC_CAS:
+	case KRCORE_WR_ATOMIC_FAA:
+		access = KRCORE_ACCESS_REMOTE_ATOMIC;
+		break;
+	default:
+		return true;	/* SENDs name no remote memory */
+	}
+	return krc_mr_remote_ok(proc, wr->rkey, wr->remote_addr, len, access);
+}
+
 /* Check the batch and hold the registrations it names; how many passed. */
 static int krc_check_batch(struct krc_vq *vq, struct krc_conn *conn,
 			   struct krc_push_scratch *sc, int n, u32 *reason,
@@ -252,9 +309,11 @@ static int krc_check_batch(struct krc_vq *vq, struct krc_conn *conn,
 {
 	struct krc_found found = { .proc = vq->proc };
 	struct krc_check_ctx ctx = vq->check;
+	bool loopback;
 	int i, k;
 	u64 len;
 
+	loopback = vq->peer && vq->peer->local;
 	ctx.connected = !!conn;
 	ctx.find_mr = krc_find_keep;
 	ctx.arg = &found;
@@ -266,6 +325,11 @@ static int krc_check_batch(struct krc_vq *vq, struct krc_conn *conn,
 		found.n = 0;
 		if (krc_wr_check(wr, &ctx, reason, &len))
 			break;
+		if (loopback && !krc_loopback_rkey_ok(vq->proc, wr, len)) {
+			*reason = KRCORE_R_RKEY;
+			krc_event(KRC_EV_WR_FOREIGN_RKEY);
+			break;
+		}
 		/* A passed check looked every SGE's lkey up, in order. */
 		for (k = 0; k < wr->num_sge; k++) {
 			if (!krc_mr_hold(mrs[i][k])) {
@@ -293,8 +357,9 @@ static struct krc_conn *krc_vq_await_recovery(struct krc_vq *vq,
 					      struct krc_conn *conn)
 {
 	mutex_unlock(&vq->lock);
-	wait_event_timeout(vq->wq, READ_ONCE(vq->conn) != conn,
-			   msecs_to_jiffies(krc_param_connect_timeout_ms));
+	wait_event_killable_timeout(vq->wq, READ_ONCE(vq->conn) != conn ||
+				    READ_ONCE(vq->gone),
+				    msecs_to_jiffies(krc_param_connect_timeout_ms));
 	mutex_lock(&vq->lock);
 	return vq->conn != conn ? vq->conn : NULL;
 }
@@ -332,7 +397,8 @@ int krc_vq_push(struct krc_vq *vq, const struct krcore_wr __user *uwrs,
 
 	if (current->mm != vq->mm)
 		return -EACCES;
-	mutex_lock(&vq->lock);
+	if (mutex_lock_killable(&vq->lock))
+		return -EINTR;
 	conn = vq->conn;
 	sc = vq->scratch;
 	if (!conn && count) {
@@ -344,19 +410,24 @@ int krc_vq_push(struct krc_vq *vq, const struct krcore_wr __user *uwrs,
 		krc_event(KRC_EV_WR_REJECTED);
 		return -res->error;
 	}
+	if (krc_proc_throttled(vq->proc) && count) {
+		/* It broke shared connections too often: later. */
+		reason = KRCORE_R_THROTTLED;
+		krc_event(KRC_EV_WR_THROTTLED);
+	}
 	while (done < count && !reason) {
 		n = min_t(u32, count - done, KRC_PUSH_BATCH);
 		if (copy_from_user(sc->uwr, uwrs + done, n * sizeof(sc->uwr[0]))) {
-			mutex_unlock(&vq->lock);
-			return -EFAULT;
+			/* What was posted stays posted: say how much. */
+			reason = KRCORE_R_FAULT;
+			break;
 		}
 		ok = krc_check_batch(vq, conn, sc, n, &reason, lens, mrs);
-		kept = krc_reserve(vq, sc, ok, &reason);
+		kept = krc_reserve(vq, conn, sc, lens, ok, &reason);
 		for (i = 0; i < ok; i++) {
 			if (i < kept) {
 				memcpy(vq->slots[sc->slot[i]].mrs, mrs[i],
 				       sizeof(mrs[i]));
-				vq->slots[sc->slot[i]].len = lens[i];
 			} else {
 				int k;
 

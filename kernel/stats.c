@@ -94,6 +94,13 @@ static const char * const krc_event_names[KRC_NR_EV] = {
 	[KRC_EV_META_REGISTERED] = "meta_registered",
 	[KRC_EV_META_DEREGISTERED] = "meta_deregistered",
 	[KRC_EV_META_MEMBERS_ACCEPTED] = "meta_members_accepted",
+	[KRC_EV_VQ_DISCONNECTED] = "vq_disconnected",
+	[KRC_EV_MR_DRAIN_FORCED] = "mr_drain_forced",
+	[KRC_EV_PROC_THROTTLED] = "proc_throttled",
+	[KRC_EV_WR_THROTTLED] = "wr_throttled",
+	[KRC_EV_WR_FOREIGN_RKEY] = "wr_foreign_rkey",
+	[KRC_EV_CONN_BREAKS] = "conn_breaks",
+	[KRC_EV_LOOPBACK_CREATED] = "loopback_created",
 };
 
 #define KRC_NR_STATS	(2 * KRC_NR_OBJ + KRC_NR_EV)

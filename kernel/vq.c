@@ -20,50 +20,88 @@
 /* Every VQ by id: the VQ part of the cookies. */
 static DEFINE_XARRAY_ALLOC1(krc_vqs);
 static u32 krc_vq_next;
+static atomic_t krc_nvqs = ATOMIC_INIT(0);	/* open VQs of the node */
+
+static void krc_vq_free(struct kref *ref);
+
+void krc_vq_get(struct krc_vq *vq)
+{
+	kref_get(&vq->ref);
+}
+
+/* Process context: the last put frees what the VQ owns. */
+void krc_vq_put(struct krc_vq *vq)
+{
+	kref_put(&vq->ref, krc_vq_free);
+}
 
 static int krc_vq_open(struct inode *inode, struct file *file)
 {
-	struct krc_vq *vq = kzalloc(sizeof(*vq), GFP_KERNEL);
+	struct krc_vq *vq;
 	int ret;
 
-	if (!vq)
+	if (atomic_inc_return(&krc_nvqs) > krc_param_max_vqs) {
+		atomic_dec(&krc_nvqs);
+		return -EMFILE;
+	}
+	vq = kzalloc(sizeof(*vq), GFP_KERNEL_ACCOUNT);
+	if (!vq) {
+		atomic_dec(&krc_nvqs);
 		return -ENOMEM;
+	}
+	kref_init(&vq->ref);
 	mutex_init(&vq->lock);
 	spin_lock_init(&vq->dlock);
+	spin_lock_init(&vq->rlock);
 	init_waitqueue_head(&vq->wq);
 	INIT_LIST_HEAD(&vq->conn_node);
 	vq->owner_tgid = task_tgid_nr(current);
 	vq->mm = current->mm;
+	if (vq->mm) {
+		vq->proc = krc_proc_get(vq->mm);
+		if (IS_ERR(vq->proc)) {
+			ret = PTR_ERR(vq->proc);
+			vq->proc = NULL;
+			goto err;
+		}
+	}
 	ret = xa_alloc_cyclic(&krc_vqs, &vq->id, vq,
 			      XA_LIMIT(1, KRC_COOKIE_VQ_MAX), &krc_vq_next,
 			      GFP_KERNEL);
 	if (ret < 0) {
-		kfree(vq);
-		return ret == -EBUSY ? -EMFILE : ret;
-	}
-	if (vq->mm) {
-		vq->proc = krc_proc_get(vq->mm);
-		if (!vq->proc) {
-			xa_erase(&krc_vqs, vq->id);
-			kfree(vq);
-			return -ENOMEM;
-		}
+		ret = ret == -EBUSY ? -EMFILE : ret;
+		goto err;
 	}
 	file->private_data = vq;
 	krc_obj_created(KRC_OBJ_VQ);
 	return 0;
+err:
+	krc_proc_put(vq->proc);
+	kfree(vq);
+	atomic_dec(&krc_nvqs);
+	return ret;
 }
 
-/* Bind @vq to @conn, which gives its reference to the VQ. */
-static void krc_vq_bind(struct krc_vq *vq, struct krc_conn *conn)
+/*
+ * Bind @vq to @conn (vq->lock held) unless @conn already failed: recovery
+ * moves only the VQs it finds on a connection, so a VQ must never join
+ * one whose recovery may have started. Takes a reference on @conn.
+ */
+bool krc_vq_attach(struct krc_vq *vq, struct krc_conn *conn)
 {
 	unsigned long flags;
+	bool ok;
 
-	atomic_inc(&conn->nvqs);
 	spin_lock_irqsave(&conn->lock, flags);
-	list_add(&vq->conn_node, &conn->vqs);
+	ok = !conn->failing && !conn->dead;
+	if (ok) {
+		kref_get(&conn->ref);
+		atomic_inc(&conn->nvqs);
+		list_add(&vq->conn_node, &conn->vqs);
+		vq->conn = conn;
+	}
 	spin_unlock_irqrestore(&conn->lock, flags);
-	vq->conn = conn;
+	return ok;
 }
 
 /* Caller holds vq->lock (recovery moves VQs under it too). */
@@ -116,13 +154,29 @@ static bool krc_vq_drain(struct krc_vq *vq)
 						   10000));
 }
 
+static void krc_vq_free(struct kref *ref)
+{
+	struct krc_vq *vq = container_of(ref, struct krc_vq, ref);
+
+	krc_vq_free_port(vq);
+	krc_vq_dp_free(vq);
+	krc_proc_put(vq->proc);
+	mutex_destroy(&vq->lock);
+	kfree(vq);
+	atomic_dec(&krc_nvqs);
+	krc_obj_destroyed(KRC_OBJ_VQ);
+}
+
 static int krc_vq_release(struct inode *inode, struct file *file)
 {
 	struct krc_vq *vq = file->private_data;
 
+	/* Device removal does not run beside the release (krc_node_gate). */
+	down_read(&krc_node.gate);
 	krc_vq_unbind_port(vq);
 	if (!krc_vq_drain(vq)) {
 		/* Never free what the hardware may still complete into. */
+		up_read(&krc_node.gate);
 		pr_err("krcore: VQ %u of pid %d: %u requests never completed, VQ leaked\n",
 		       vq->id, vq->owner_tgid, vq->inflight);
 		return 0;
@@ -131,15 +185,66 @@ static int krc_vq_release(struct inode *inode, struct file *file)
 	mutex_lock(&vq->lock);
 	krc_vq_unbind(vq);
 	mutex_unlock(&vq->lock);
-	krc_vq_free_port(vq);
-	krc_vq_dp_free(vq);
-	krc_proc_put(vq->proc);
-	mutex_destroy(&vq->lock);
-	kfree(vq);
-	krc_obj_destroyed(KRC_OBJ_VQ);
+	/*
+	 * A completion that retired the last request may still be inside
+	 * the VQ's lock (its wake-up): let it leave before the VQ goes.
+	 */
+	spin_lock_irq(&vq->dlock);
+	spin_unlock_irq(&vq->dlock);
+	up_read(&krc_node.gate);
+	krc_vq_put(vq);
 	return 0;
 }
 
+/*
+ * The node's device went away (node teardown, under krc_node.gate held
+ * for writing, after every connection was killed and recovered): every
+ * VQ lets go of the device; from now on its calls fail with ENODEV.
+ */
+void krc_vqs_disassociate(void)
+{
+	struct krc_vq *vq;
+	unsigned long id;
+
+	xa_for_each(&krc_vqs, id, vq) {
+		mutex_lock(&vq->lock);
+		WRITE_ONCE(vq->gone, true);
+		krc_vq_unbind(vq);
+		krc_vq_dp_unmap(vq);
+		mutex_unlock(&vq->lock);
+		wake_up_all(&vq->wq);
+	}
+}
+
+/*
+ * Ring memory: zeroed, charged to the caller's memory cgroup, mapped into
+ * the process page by page (vmalloc_user() cannot be charged).
+ */
+void *krc_ring_alloc(size_t size)
+{
+	return __vmalloc(PAGE_ALIGN(size), GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+}
+
+static int krc_ring_map(struct vm_area_struct *vma, void *mem, size_t size)
+{
+	unsigned long off;
+	int ret;
+
+	for (off = 0; off < size; off += PAGE_SIZE) {
+		ret = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(mem + off));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The completion ring (pgoff KRCORE_MMAP_RING) and the receive ring
+ * (KRCORE_MMAP_RECV): shared mappings of their exact size, never
+ * executable. What the process writes there is read back by the kernel
+ * only as the consumer index.
+ */
 static int krc_vq_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct krc_vq *vq = file->private_data;
@@ -150,6 +255,10 @@ static int krc_vq_mmap(struct file *file, struct vm_area_struct *vma)
 	if (vma->vm_pgoff != KRCORE_MMAP_RING &&
 	    vma->vm_pgoff != KRCORE_MMAP_RECV)
 		return -EINVAL;
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
 	mutex_lock(&vq->lock);
 	mem = vma->vm_pgoff == KRCORE_MMAP_RING ? vq->ring_mem : vq->rring_mem;
 	if (!mem)
@@ -158,9 +267,10 @@ static int krc_vq_mmap(struct file *file, struct vm_area_struct *vma)
 			  vq->rring_size))
 		ret = -EINVAL;
 	else
-		ret = remap_vmalloc_range(vma, mem, 0);
+		ret = krc_ring_map(vma, mem, size);
 	if (!ret)
-		vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+		vma->vm_flags = (vma->vm_flags & ~VM_MAYEXEC) |
+				VM_DONTEXPAND | VM_DONTDUMP;
 	mutex_unlock(&vq->lock);
 	return ret;
 }
@@ -256,13 +366,15 @@ static long krc_ioc_qconnect(struct krc_vq *vq, void __user *uarg)
 	struct krc_peer *peer;
 	struct krc_conn *conn;
 	unsigned long tmo;
-	int ret;
+	int ret, tries;
 
 	if (copy_from_user(&qc, uarg, sizeof(qc)))
 		return -EFAULT;
-	if (qc.flags)
+	/* A port names a 16-bit port of the peer: never truncate it. */
+	if (qc.flags || qc.port > 0xffff)
 		return -EINVAL;
 	tmo = qc.timeout_ms ? qc.timeout_ms : krc_param_connect_timeout_ms;
+	tmo = min_t(unsigned long, tmo, KRC_CONNECT_TIMEOUT_MAX_MS);
 	qc.path = 0;
 	qc.conn_id = 0;
 	qc.qpn = 0;
@@ -273,24 +385,38 @@ static long krc_ioc_qconnect(struct krc_vq *vq, void __user *uarg)
 	qc.depth = 0;
 	memset(&qc.card, 0, sizeof(qc.card));
 
-	mutex_lock(&vq->lock);
+	if (mutex_lock_killable(&vq->lock))
+		return -EINTR;
 	if (vq->conn) {
 		ret = -EISCONN;
 	} else if (!vq->proc) {
 		ret = -EPERM;		/* a kernel thread */
 	} else {
 		ret = vq->slots ? 0 : krc_vq_dp_init(vq);
-		if (!ret)
+		/*
+		 * The connection picked may fail before the VQ joins it;
+		 * its recovery would not see the VQ: pick again.
+		 */
+		for (tries = 0; !ret; tries++) {
+			qc.path = 0;
 			ret = krc_peer_connect(qc.gid, tmo, &qc, &peer, &conn);
-		if (!ret) {
-			/* Reconnecting after recovery lost the peer. */
-			krc_peer_put(vq->peer);
-			vq->peer = peer;
-			vq->port = qc.port;
-			vq->check.has_port = qc.port != 0;
-			krc_vq_bind(vq, conn);
-			qc.ring_size = vq->ring_size;
-			qc.depth = vq->depth;
+			if (ret)
+				break;
+			if (krc_vq_attach(vq, conn)) {
+				krc_conn_put(conn);
+				/* Reconnecting after recovery lost the peer. */
+				krc_peer_put(vq->peer);
+				vq->peer = peer;
+				vq->port = qc.port;
+				vq->check.has_port = qc.port != 0;
+				qc.ring_size = vq->ring_size;
+				qc.depth = vq->depth;
+				break;
+			}
+			krc_conn_put(conn);
+			krc_peer_put(peer);
+			if (tries >= 3 || fatal_signal_pending(current))
+				ret = -ECONNRESET;
 		}
 	}
 	mutex_unlock(&vq->lock);
@@ -337,9 +463,11 @@ static long krc_ioc_probe(struct krc_vq *vq, void __user *uarg)
 			    KRCORE_CARD_SIZE);
 	if (!ret)
 		ret = krc_kop_wait(kop, 2000);
-	/* Some transports (rxe) never time a request out: we do. */
-	if (ret == -ETIMEDOUT || ret == -EIO)
-		krc_conn_fail(conn);
+	/*
+	 * A slow answer is not a dead connection: other processes share
+	 * it. A READ that failed already failed the connection (conn.c);
+	 * one that never completes is the watchdog's (recovery.c).
+	 */
 	pr.elapsed_ns = ktime_get_ns() - start;
 	if (!ret)
 		ret = krc_card_decode(kop->buf, &pr.card) ? -EBADMSG : 0;
@@ -410,8 +538,9 @@ static bool krc_vq_ready(struct krc_vq *vq, struct krcore_qwait *w)
 						READ_ONCE(vq->ring->consumer),
 						vq->entries) : 0;
 	w->messages = r ? krc_ring_used(READ_ONCE(vq->rprod),
-					READ_ONCE(r->consumer), r->entries) : 0;
-	return w->available || w->messages || (!r && !READ_ONCE(vq->conn));
+					READ_ONCE(r->consumer), vq->rentries) : 0;
+	return w->available || w->messages || READ_ONCE(vq->gone) ||
+	       (!r && !READ_ONCE(vq->conn));
 }
 
 static long krc_ioc_qwait(struct krc_vq *vq, void __user *uarg)
@@ -432,8 +561,13 @@ static long krc_ioc_qwait(struct krc_vq *vq, void __user *uarg)
 		else if (ret > 0)
 			ret = 0;
 	}
-	if (!ret && !req.available && !req.messages)
-		ret = READ_ONCE(vq->conn) || vq->rring ? -ETIMEDOUT : -ENOTCONN;
+	if (!ret && !req.available && !req.messages) {
+		if (READ_ONCE(vq->gone))
+			ret = -ENODEV;
+		else
+			ret = READ_ONCE(vq->conn) || vq->rring ? -ETIMEDOUT :
+								 -ENOTCONN;
+	}
 	if (copy_to_user(uarg, &req, sizeof(req)))
 		return -EFAULT;
 	return ret;
@@ -446,14 +580,51 @@ static long krc_ioc_qbind(struct krc_vq *vq, void __user *uarg)
 
 	if (copy_from_user(&req, uarg, sizeof(req)))
 		return -EFAULT;
-	if (!READ_ONCE(krc_node.up))
-		return -ENODEV;
 	mutex_lock(&vq->lock);
 	ret = krc_vq_bind_port(vq, req.port, &req.ring_size);
 	mutex_unlock(&vq->lock);
 	if (!ret && copy_to_user(uarg, &req, sizeof(req)))
 		ret = -EFAULT;
 	return ret;
+}
+
+/*
+ * Commands that use the node's device enter its gate: device removal
+ * waits for them, and they fail with ENODEV once it is gone (or once this
+ * VQ lost it).
+ */
+static int krc_vq_enter(struct krc_vq *vq)
+{
+	int ret = krc_node_enter();
+
+	if (!ret && READ_ONCE(vq->gone)) {
+		krc_node_leave();
+		ret = -ENODEV;
+	}
+	return ret;
+}
+
+static long krc_vq_ioctl_dev(struct krc_vq *vq, unsigned int cmd,
+			     void __user *uarg)
+{
+	switch (cmd) {
+	case KRCORE_IOC_LOOKUP:
+		return krc_ioc_lookup(uarg);
+	case KRCORE_IOC_QCONNECT:
+		return krc_ioc_qconnect(vq, uarg);
+	case KRCORE_IOC_PROBE:
+		return krc_ioc_probe(vq, uarg);
+	case KRCORE_IOC_REG_MR:
+		return krc_ioc_reg_mr(vq, uarg);
+	case KRCORE_IOC_DEREG_MR:
+		return krc_ioc_dereg_mr(vq, uarg);
+	case KRCORE_IOC_QPUSH:
+		return krc_ioc_qpush(vq, uarg);
+	case KRCORE_IOC_QBIND:
+		return krc_ioc_qbind(vq, uarg);
+	default:
+		return -ENOTTY;
+	}
 }
 
 static long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -478,29 +649,21 @@ static long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case KRCORE_IOC_PEER_INFO:
 		ret = krc_ioc_peer_info(uarg);
 		break;
-	case KRCORE_IOC_LOOKUP:
-		ret = krc_ioc_lookup(uarg);
-		break;
-	case KRCORE_IOC_QCONNECT:
-		ret = krc_ioc_qconnect(vq, uarg);
-		break;
-	case KRCORE_IOC_PROBE:
-		ret = krc_ioc_probe(vq, uarg);
-		break;
-	case KRCORE_IOC_REG_MR:
-		ret = krc_ioc_reg_mr(vq, uarg);
-		break;
-	case KRCORE_IOC_DEREG_MR:
-		ret = krc_ioc_dereg_mr(vq, uarg);
-		break;
-	case KRCORE_IOC_QPUSH:
-		ret = krc_ioc_qpush(vq, uarg);
-		break;
 	case KRCORE_IOC_QWAIT:
 		ret = krc_ioc_qwait(vq, uarg);
 		break;
+	case KRCORE_IOC_LOOKUP:
+	case KRCORE_IOC_QCONNECT:
+	case KRCORE_IOC_PROBE:
+	case KRCORE_IOC_REG_MR:
+	case KRCORE_IOC_DEREG_MR:
+	case KRCORE_IOC_QPUSH:
 	case KRCORE_IOC_QBIND:
-		ret = krc_ioc_qbind(vq, uarg);
+		ret = krc_vq_enter(vq);
+		if (ret)
+			break;
+		ret = krc_vq_ioctl_dev(vq, cmd, uarg);
+		krc_node_leave();
 		break;
 	default:
 		ret = -ENOTTY;

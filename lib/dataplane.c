@@ -251,6 +251,8 @@ int krc_qbind(struct krc_vq *vq, uint16_t port)
 	vq->rmsgs = (struct krcore_msg *)((char *)mem + vq->rring->entry_offset);
 	vq->rdata = (uint8_t *)mem + vq->rring->data_offset;
 	vq->rcons = __atomic_load_n(&vq->rring->consumer, __ATOMIC_ACQUIRE);
+	vq->rmask = vq->rring->entries - 1;
+	vq->rslot = vq->rring->slot_size;
 	return 0;
 }
 
@@ -263,9 +265,9 @@ int krc_qpop_msg(struct krc_vq *vq, struct krc_msg *msg)
 		return krcl_fail(-ENOTCONN, "the VQ has no bound port");
 	if (vq->rcons == __atomic_load_n(&vq->rring->producer, __ATOMIC_ACQUIRE))
 		return 0;
-	i = vq->rcons & (vq->rring->entries - 1);
+	i = vq->rcons & vq->rmask;
 	m = &vq->rmsgs[i];
-	msg->data = vq->rdata + (size_t)i * vq->rring->slot_size;
+	msg->data = vq->rdata + (size_t)i * vq->rslot;
 	msg->len = m->len;
 	msg->imm_data = m->imm_data;
 	msg->opcode = m->opcode;

@@ -29,6 +29,8 @@ struct krc_vq {
 	struct krcore_msg *rmsgs;
 	uint8_t *rdata;
 	uint32_t rcons;
+	uint32_t rmask;		/* geometry read once at qbind */
+	uint32_t rslot;
 };
 
 /* Map the completion ring after a successful qconnect. */

@@ -20,7 +20,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define KRCORE_ABI_VERSION	4
+#define KRCORE_ABI_VERSION	5
 #define KRCORE_DEVICE_PATH	"/dev/krcore"
 #define KRCORE_IOC_MAGIC	0xC7
 
@@ -277,6 +277,16 @@ struct krcore_dereg_mr {
  *   ENOTCONN      the VQ is not connected
  *   EDESTADDRREQ  a SEND or WRITE_IMM from a VQ connected without a port
  *   EAGAIN        the VQ or the shared send queue is full: retry later
+ *                 (a VQ may fill vq_qp_share percent of its shared send
+ *                 queue and have vq_max_bytes in flight)
+ *   EFAULT        (reason FAULT) the array at @wrs could not be read
+ *   EBUSY         (reason THROTTLED) this process's requests broke shared
+ *                 connections break_limit times within break_window_ms
+ *                 (remote access errors): none is posted until the window
+ *                 has passed
+ *   EACCES        (reason RKEY) on a loopback connection, an rkey that
+ *                 the calling process did not register with the access
+ *                 the opcode needs, or a range outside it
  * The ioctl returns @count when every request was posted (and then does
  * not write the structure back), else -1 with errno = @error.
  */
@@ -341,6 +351,15 @@ enum krcore_reason {
 	KRCORE_R_QP_FULL,	/* the shared send queue is full */
 	KRCORE_R_RECOVERING,	/* the connection is being re-established */
 	KRCORE_R_IMM,		/* WRITE_IMM immediate beyond 16 bits */
+	/* ABI 5 */
+	KRCORE_R_FAULT,		/* the wrs array could not be read */
+	KRCORE_R_THROTTLED,	/* the process broke shared connections
+				 * too often lately (break_limit per
+				 * break_window_ms): retry after the window
+				 */
+	KRCORE_R_RKEY,		/* loopback: an rkey this process did not
+				 * register (with that access and range)
+				 */
 	KRCORE_R_MAX,
 };
 

@@ -85,6 +85,12 @@ static inline int ref_errno(u32 r)
 		return -EAGAIN;
 	case KRCORE_R_UNSUPPORTED:
 		return -EOPNOTSUPP;
+	case KRCORE_R_FAULT:
+		return -EFAULT;
+	case KRCORE_R_THROTTLED:
+		return -EBUSY;
+	case KRCORE_R_RKEY:
+		return -EACCES;
 	default:
 		return -1;
 	}

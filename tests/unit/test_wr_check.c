@@ -113,7 +113,7 @@ static const char *reason_name(u32 r)
 		"OK", "OPCODE", "FLAGS", "RESERVED", "NUM_SGE", "ZERO_LENGTH",
 		"TOO_LONG", "ATOMIC_SIZE", "ATOMIC_ALIGN", "LKEY", "RANGE",
 		"ACCESS", "NOT_CONNECTED", "NO_PORT", "UNSUPPORTED", "VQ_FULL",
-		"QP_FULL", "RECOVERING", "IMM",
+		"QP_FULL", "RECOVERING", "IMM", "FAULT", "THROTTLED", "RKEY",
 	};
 
 	return r < ARRAY_SIZE(names) ? names[r] : "(out of range)";
@@ -185,7 +185,10 @@ static void test_layout(void **state)
 	assert_int_equal(sizeof(struct krcore_wr), 48 + 16 * KRCORE_MAX_SGE);
 	assert_int_equal(KRCORE_R_RECOVERING, 17);
 	assert_int_equal(KRCORE_R_IMM, 18);
-	assert_int_equal(KRCORE_R_MAX, 19);
+	assert_int_equal(KRCORE_R_FAULT, 19);
+	assert_int_equal(KRCORE_R_THROTTLED, 20);
+	assert_int_equal(KRCORE_R_RKEY, 21);
+	assert_int_equal(KRCORE_R_MAX, 22);
 }
 
 static void test_accepts_every_opcode(void **state)

@@ -1,0 +1,57 @@
+#!/bin/sh
+# nodes: 1
+# timeout: 400
+# Hostile processes on one node (issue 7), each check a regression test:
+#   scribbled ring headers (the kernel keeps its own geometry);
+#   another process's valid rkey on a loopback connection: refused;
+#   the loopback connection broken: rebuilt, requests re-posted, kernel
+#   traffic (MetaServer lookups on the host) on its own QP;
+#   ports above 65535, privileged ports, per-process caps, mappings;
+#   the RDMA device removed under a VQ in use: ENODEV, no oops, and the
+#   node comes back with the device.
+. "$KRC_REPO/tests/cluster/lib.sh"
+SELF=$KRC_IP
+H=$KRC_TBIN/harden
+
+check "module loads" 'krc_load meta_host=1'
+check "both rings scribbled: every message and completion intact" \
+	'"$H" ring "$SELF" 5100'
+check "loopback: another process's valid rkey refused" '"$H" rkey "$SELF"'
+check "refused up front: no connection broke" \
+	'eq "$(counter recoveries)" 0 && ge "$(counter wr_foreign_rkey)" 2'
+lb=$(counter loopback_created)
+check "the loopback connection fails: READs re-posted, qconnect works" \
+	'"$H" breakself "$SELF"'
+check "a new loopback connection was made" \
+	'eq "$(counter loopback_created)" $((lb + 1))'
+check "MetaServer lookups on the host still work (kernel loopback QP)" \
+	'krctl lookup "$SELF" -f >/dev/null'
+
+param max_ports_per_proc 2
+param max_vqs_per_proc 8
+check "port range, privileged ports, per-process caps, ring mappings" \
+	'"$H" limits "$SELF"'
+param max_ports_per_proc 64
+param max_vqs_per_proc 8192
+
+D=$KRC_RUN/devgone
+mkdir -p "$D"
+"$H" devgone "$SELF" "$D" >"$KRC_RUN/devgone.out" 2>&1 &
+pid=$!
+check "a VQ with requests in flight is ready" "wait_for 60 '[ -e \"$D/ready\" ]'"
+check "rxe0 removed under it" 'rdma link delete rxe0'
+check "control plane stopped" 'wait_for 30 "krctl status | grep -q \"^  down\""'
+touch "$D/gone"
+check "the process saw ENODEV everywhere" "wait_for 60 '[ -e \"$D/checked\" ]'"
+check "rxe0 added again" 'rdma link add rxe0 type rxe netdev eth0'
+check "control plane up again" \
+	'wait_for 60 "krctl status | grep -q \"metaserver\""'
+touch "$D/back"
+check "device removal and return, as the process saw them" "wait $pid"
+cat "$KRC_RUN/devgone.out"
+check "every VQ closed" 'eq "$(counter vq_created)" "$(counter vq_destroyed)"'
+check "every user registration given back" \
+	'eq "$(counter user_mr_created)" "$(counter user_mr_destroyed)"'
+check "module unloads" krc_unload
+check "kernel log clean" dmesg_clean
+finish

@@ -1,0 +1,1039 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * harden - regression tests of issue 7 (hostile processes), run inside the
+ * cluster nodes by tests/cluster/t_harden_*.sh. Each mode prints what it
+ * checks and exits 0 only if every check held.
+ *
+ *   harden ring SELF PORT          scribble over both ring headers, then
+ *                                  send SENDs to itself: every message and
+ *                                  completion lands where it belongs
+ *   harden rkey SELF               loopback READ/WRITE with another
+ *                                  process's (valid) rkey: EACCES/RKEY
+ *   harden breakself SELF          break the loopback connection (fault
+ *                                  parameter): READs re-posted, a new
+ *                                  loopback connection, qconnect works
+ *   harden limits SELF             port > 65535, ports < 1024 without
+ *                                  CAP_NET_BIND_SERVICE, per-process port
+ *                                  and VQ caps, private/executable maps
+ *   harden devgone SELF DIR        a VQ with requests and a registration
+ *                                  while the device is removed: ENODEV
+ *                                  (DIR/ready, then waits for DIR/gone)
+ *   harden throttle PEER INFO      bad rkeys break shared connections:
+ *                                  after break_limit, EBUSY/THROTTLED
+ *   harden share PEER INFO         one qpush of 32 READs stops at the
+ *                                  VQ's share of the shared send queue
+ *   harden bytes PEER INFO         bytes in flight capped per VQ
+ *   harden efault PEER INFO        a wrs array unreadable after 16 entries:
+ *                                  EFAULT with done = 16 written back
+ *   harden deep PEER INFO N KB     N READs of KB KiB kept in flight: all
+ *                                  succeed (the watchdog sees progress)
+ *   harden drain PEER INFO DIR     a READ in flight to a peer that then
+ *                                  vanishes; deregistration returns only
+ *                                  after the READ completed
+ *   harden probe PEER DIR          probe a peer that vanished: ETIMEDOUT
+ *   harden churn ADDR INFO SECS    VQs connect and close in a loop while
+ *                                  another process breaks the connection
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include "libkrcore.h"
+
+#define KB		1024u
+#define MB		(1024u * 1024u)
+
+static int failures;
+
+#define FAIL(...) do { \
+	fprintf(stderr, "harden: FAIL: " __VA_ARGS__); \
+	fputc('\n', stderr); \
+	failures++; \
+} while (0)
+
+#define OK(...) do { \
+	printf("harden: ok: " __VA_ARGS__); \
+	putchar('\n'); \
+	fflush(stdout); \
+} while (0)
+
+static void die(const char *what)
+{
+	fprintf(stderr, "harden: %s: %s\n", what, krc_errmsg());
+	exit(2);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int exists(const char *dir, const char *name)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return access(p, F_OK) == 0;
+}
+
+static void touch(const char *dir, const char *name)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	if (f)
+		fclose(f);
+}
+
+static void wait_file(const char *dir, const char *name, int secs)
+{
+	int i;
+
+	for (i = 0; i < secs * 10 && !exists(dir, name); i++)
+		usleep(100000);
+	if (!exists(dir, name)) {
+		fprintf(stderr, "harden: %s/%s never appeared\n", dir, name);
+		exit(2);
+	}
+}
+
+static void write_param(const char *name, unsigned long v)
+{
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/sys/module/krcore/parameters/%s", name);
+	f = fopen(p, "w");
+	if (!f || fprintf(f, "%lu\n", v) < 0 || fclose(f)) {
+		fprintf(stderr, "harden: cannot set %s\n", name);
+		exit(2);
+	}
+}
+
+/* The buffer served by `dp_test serve` on the peer: "addr rkey". */
+static void read_info(const char *info, uint64_t *addr, uint32_t *rkey)
+{
+	unsigned long long a;
+	unsigned int k;
+	FILE *f = fopen(info, "r");
+
+	if (!f || fscanf(f, "%llx %x", &a, &k) != 2) {
+		fprintf(stderr, "harden: cannot read %s\n", info);
+		exit(2);
+	}
+	fclose(f);
+	*addr = a;
+	*rkey = k;
+}
+
+static struct krc_vq *open_connected(const char *addr, uint32_t port,
+				     struct krcore_qconnect *qc)
+{
+	struct krcore_qconnect tmp;
+	struct krc_vq *vq;
+
+	if (krc_vq_open(&vq))
+		die("open");
+	if (krc_qconnect(vq, addr, port, qc ? qc : &tmp))
+		die("qconnect");
+	return vq;
+}
+
+static void *alloc_buf(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(2);
+	}
+	return p;
+}
+
+static void fill_rw(struct krcore_wr *w, uint8_t op, void *buf, uint32_t len,
+		    uint32_t lkey, uint64_t raddr, uint32_t rkey, uint64_t id)
+{
+	memset(w, 0, sizeof(*w));
+	w->wr_id = id;
+	w->opcode = op;
+	w->flags = KRCORE_WR_SIGNALED;
+	w->num_sge = 1;
+	w->sg_list[0].addr = (uintptr_t)buf;
+	w->sg_list[0].length = len;
+	w->sg_list[0].lkey = lkey;
+	w->remote_addr = raddr;
+	w->rkey = rkey;
+}
+
+/* Wait for @n completions; returns how many had a non-success status. */
+static int reap(struct krc_vq *vq, int n, uint32_t *last_status)
+{
+	struct krcore_cqe c[64];
+	int got = 0, bad = 0, k, i;
+	uint64_t end = now_ms() + 30000;
+
+	while (got < n && now_ms() < end) {
+		k = krc_qpop_wait(vq, c, 64, 1000);
+		for (i = 0; i < k; i++) {
+			if (c[i].status) {
+				bad++;
+				if (last_status)
+					*last_status = c[i].status;
+			}
+		}
+		if (k > 0)
+			got += k;
+	}
+	if (got < n)
+		FAIL("only %d of %d completions within 30 s", got, n);
+	return bad;
+}
+
+static int raw_push(struct krc_vq *vq, struct krcore_wr *wrs, uint32_t n,
+		    struct krcore_qpush *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->done = 0xdead;
+	res->error = 0xdead;
+	res->reason = 0xdead;
+	res->wrs = (uintptr_t)wrs;
+	res->count = n;
+	return ioctl(krc_vq_fd(vq), KRCORE_IOC_QPUSH, res);
+}
+
+/* ring: both rings' headers scribbled, messages and completions intact. */
+static int do_ring(const char *self, uint32_t port)
+{
+	struct krcore_ring *cr;
+	struct krcore_recv_ring *rr;
+	struct krcore_qconnect qc;
+	struct krcore_qbind qb = { .port = port };
+	struct krcore_wr w;
+	struct krc_mr mr;
+	struct krc_vq *rx, *tx;
+	uint32_t entries, slot, doff, eoff, cons = 0, i, n = 100, got = 0;
+	struct krcore_msg *msgs;
+	uint8_t *rmem, *buf;
+	size_t rsize;
+	uint64_t end;
+
+	/* The receiver: bound, its ring mapped by hand. */
+	if (krc_vq_open(&rx))
+		die("open");
+	if (ioctl(krc_vq_fd(rx), KRCORE_IOC_QBIND, &qb))
+		die("qbind");
+	rsize = qb.ring_size;
+	rmem = mmap(NULL, rsize, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    krc_vq_fd(rx), (off_t)KRCORE_MMAP_RECV * getpagesize());
+	if (rmem == MAP_FAILED)
+		die("mmap recv");
+	rr = (struct krcore_recv_ring *)rmem;
+	entries = rr->entries;
+	slot = rr->slot_size;
+	doff = rr->data_offset;
+	eoff = rr->entry_offset;
+	msgs = (struct krcore_msg *)(rmem + eoff);
+	/* Lies the kernel must not believe. */
+	rr->entries = 1u << 30;
+	rr->slot_size = 1u << 20;
+	rr->data_offset = 0xfffff000;
+	rr->entry_offset = 0x7ffff000;
+	rr->size = 0xffffffff;
+	rr->producer = 0x12345678;
+	rr->dropped = 0xffffffff;
+
+	/* The sender: a VQ of this process connected to itself. */
+	tx = open_connected(self, port, &qc);
+	cr = mmap(NULL, qc.ring_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		  krc_vq_fd(tx), KRCORE_MMAP_RING);
+	if (cr == MAP_FAILED)
+		die("mmap ring");
+	buf = alloc_buf(4096);
+	if (krc_reg_mr(tx, buf, 4096, KRCORE_ACCESS_LOCAL_WRITE, &mr))
+		die("reg_mr");
+	for (i = 0; i < n; i++) {
+		uint32_t len = 1 + (i * 37) % 4000;
+
+		memset(buf, (int)(i + 1), len);
+		memset(&w, 0, sizeof(w));
+		w.wr_id = i;
+		w.opcode = KRCORE_WR_SEND;
+		w.num_sge = 1;
+		w.sg_list[0].addr = (uintptr_t)buf;
+		w.sg_list[0].length = len;
+		w.sg_list[0].lkey = mr.lkey;
+		w.flags = KRCORE_WR_SIGNALED;
+		/* The completion ring's header lies too. */
+		cr->entries = 0x80000000;
+		cr->depth = 0xffffffff;
+		cr->entry_offset = 0xffff0000;
+		if (krc_qpush(tx, &w, 1) != 1) {
+			FAIL("SEND %u not posted: %s", i, krc_errmsg());
+			break;
+		}
+		if (reap(tx, 1, NULL))
+			FAIL("SEND %u completed with an error", i);
+		/* Its message, where the real geometry says. */
+		end = now_ms() + 5000;
+		while (__atomic_load_n(&rr->producer, __ATOMIC_ACQUIRE) == cons &&
+		       now_ms() < end)
+			usleep(100);
+		if (__atomic_load_n(&rr->producer, __ATOMIC_ACQUIRE) == cons) {
+			FAIL("message %u never arrived", i);
+			break;
+		}
+		{
+			uint32_t k = cons & (entries - 1), j;
+			const uint8_t *d = rmem + doff + (size_t)k * slot;
+
+			if (msgs[k].len != len) {
+				FAIL("message %u: length %u, sent %u", i,
+				     msgs[k].len, len);
+			} else {
+				for (j = 0; j < len && d[j] == (uint8_t)(i + 1); j++)
+					;
+				if (j < len)
+					FAIL("message %u: byte %u differs", i, j);
+				else
+					got++;
+			}
+		}
+		cons++;
+		/* A lying consumer now and then: only our own loss. */
+		__atomic_store_n(&rr->consumer, i % 10 == 5 ? cons + 1000 : cons,
+				 __ATOMIC_RELEASE);
+		if (i % 10 == 5)
+			__atomic_store_n(&rr->consumer, cons, __ATOMIC_RELEASE);
+	}
+	if (got == n)
+		OK("%u messages and completions intact under scribbled ring headers",
+		   n);
+	krc_vq_close(tx);
+	krc_vq_close(rx);
+	return failures ? 1 : 0;
+}
+
+/* rkey: another process's valid rkey refused on loopback. */
+static int do_rkey(const char *self)
+{
+	struct krcore_qpush res;
+	struct krcore_wr w;
+	struct krc_mr mine, theirs_mr;
+	struct krc_vq *vq, *other;
+	int pfd[2], gfd[2];
+	uint64_t theirs[2];
+	char *buf, *secret;
+	pid_t pid;
+
+	if (pipe(pfd) || pipe(gfd))
+		die("pipe");
+	pid = fork();
+	if (pid == 0) {
+		secret = alloc_buf(4096);
+		strcpy(secret, "the other process's secret");
+		if (krc_vq_open(&other) ||
+		    krc_reg_mr(other, secret, 4096, KRCORE_ACCESS_REMOTE_READ |
+			       KRCORE_ACCESS_REMOTE_WRITE, &theirs_mr))
+			die("child reg_mr");
+		theirs[0] = (uintptr_t)secret;
+		theirs[1] = theirs_mr.rkey;
+		if (write(pfd[1], theirs, sizeof(theirs)) != sizeof(theirs))
+			_exit(2);
+		/* Hold the registration until the parent is done. */
+		if (read(gfd[0], theirs, 1) < 0)
+			_exit(2);
+		_exit(strcmp(secret, "the other process's secret") ? 1 : 0);
+	}
+	if (read(pfd[0], theirs, sizeof(theirs)) != sizeof(theirs))
+		die("pipe read");
+	vq = open_connected(self, 0, NULL);
+	buf = alloc_buf(8192);
+	if (krc_reg_mr(vq, buf, 8192, KRCORE_ACCESS_LOCAL_WRITE |
+		       KRCORE_ACCESS_REMOTE_READ, &mine))
+		die("reg_mr");
+	fill_rw(&w, KRCORE_WR_READ, buf, 64, mine.lkey, theirs[0],
+		(uint32_t)theirs[1], 1);
+	if (raw_push(vq, &w, 1, &res) != -1 || errno != EACCES ||
+	    res.reason != KRCORE_R_RKEY || res.done != 0)
+		FAIL("READ with another process's rkey: ret/errno %d, done %u reason %u",
+		     errno, res.done, res.reason);
+	else
+		OK("READ with another process's valid rkey: EACCES, reason RKEY");
+	w.opcode = KRCORE_WR_WRITE;
+	if (raw_push(vq, &w, 1, &res) != -1 || errno != EACCES ||
+	    res.reason != KRCORE_R_RKEY)
+		FAIL("WRITE with another process's rkey not refused");
+	else
+		OK("WRITE with another process's valid rkey: EACCES");
+	/* Its own key: within range and access, yes; beyond, no. */
+	strcpy(buf + 4096, "mine");
+	fill_rw(&w, KRCORE_WR_READ, buf, 5, mine.lkey, (uintptr_t)buf + 4096,
+		mine.rkey, 2);
+	if (krc_qpush(vq, &w, 1) != 1 || reap(vq, 1, NULL) ||
+	    memcmp(buf, "mine", 5))
+		FAIL("READ of its own memory over loopback failed");
+	else
+		OK("READ of its own registered memory over loopback works");
+	fill_rw(&w, KRCORE_WR_READ, buf, 64, mine.lkey,
+		(uintptr_t)buf + 8192 - 32, mine.rkey, 3);
+	if (raw_push(vq, &w, 1, &res) != -1 || errno != EACCES)
+		FAIL("READ beyond its own registration not refused");
+	else
+		OK("READ beyond its own registration: EACCES");
+	fill_rw(&w, KRCORE_WR_WRITE, buf, 8, mine.lkey, (uintptr_t)buf + 4096,
+		mine.rkey, 4);
+	if (raw_push(vq, &w, 1, &res) != -1 || errno != EACCES)
+		FAIL("WRITE into its own read-only registration not refused");
+	else
+		OK("WRITE without REMOTE_WRITE access: EACCES");
+	if (write(gfd[1], "x", 1) != 1)
+		die("pipe write");
+	{
+		int st;
+
+		waitpid(pid, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			FAIL("the other process's memory changed");
+	}
+	krc_vq_close(vq);
+	return failures ? 1 : 0;
+}
+
+/* breakself: the loopback connection fails; recovery rebuilds it. */
+static int do_breakself(const char *self)
+{
+	struct krcore_qconnect qc, qc2;
+	struct krcore_wr w[8];
+	struct krc_mr mr;
+	struct krc_vq *vq, *vq2;
+	uint32_t st = 0;
+	char *buf;
+	int i, bad = 0;
+
+	vq = open_connected(self, 0, &qc);
+	buf = alloc_buf(MB);
+	memset(buf + MB / 2, 0x5a, MB / 2);
+	if (krc_reg_mr(vq, buf, MB, KRCORE_ACCESS_LOCAL_WRITE |
+		       KRCORE_ACCESS_REMOTE_READ, &mr))
+		die("reg_mr");
+	for (i = 0; i < 8; i++)
+		fill_rw(&w[i], KRCORE_WR_READ, buf + i * 64 * KB, 64 * KB,
+			mr.lkey, (uintptr_t)buf + MB / 2, mr.rkey, i);
+	if (krc_qpush(vq, w, 8) != 8)
+		die("qpush");
+	/* The connection fails with the READs outstanding. */
+	write_param("fault_conn_error", qc.conn_id);
+	bad += reap(vq, 8, &st);
+	for (i = 0; i < 8; i++)
+		fill_rw(&w[i], KRCORE_WR_READ, buf + i * 64 * KB, 64 * KB,
+			mr.lkey, (uintptr_t)buf + MB / 2, mr.rkey, 8 + i);
+	for (i = 0; i < 20; i++) {
+		if (krc_qpush(vq, w, 8) == 8)
+			break;
+		usleep(100000);
+	}
+	bad += reap(vq, 8, &st);
+	if (bad)
+		FAIL("%d READs failed across the loopback recovery (status %u)",
+		     bad, st);
+	else
+		OK("READs in flight on the broken loopback connection were re-posted");
+	if (krc_vq_open(&vq2) || krc_qconnect(vq2, self, 0, &qc2))
+		FAIL("qconnect to this node after the loopback broke: %s",
+		     krc_errmsg());
+	else
+		OK("a new VQ connects to this node (conn %u, was %u)",
+		   qc2.conn_id, qc.conn_id);
+	krc_vq_close(vq2);
+	krc_vq_close(vq);
+	return failures ? 1 : 0;
+}
+
+/* Drop CAP_NET_BIND_SERVICE from the effective set. */
+static void drop_bind_cap(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		die("capget");
+	d[CAP_NET_BIND_SERVICE / 32].effective &=
+		~(1u << (CAP_NET_BIND_SERVICE % 32));
+	if (syscall(SYS_capset, &h, d))
+		die("capset");
+}
+
+/* limits: argument ranges, privileged ports, caps, mapping flags. */
+static int do_limits(const char *self)
+{
+	struct krcore_qconnect qc;
+	struct krcore_qbind qb;
+	struct krc_vq *vqs[16], *vq;
+	uint8_t gid[16];
+	void *m;
+	int i, n;
+
+	if (krc_vq_open(&vq) || krc_gid_parse(self, gid))
+		die("open");
+	memset(&qc, 0, sizeof(qc));
+	memcpy(qc.gid, gid, 16);
+	qc.port = 65536 + 7;
+	if (ioctl(krc_vq_fd(vq), KRCORE_IOC_QCONNECT, &qc) != -1 ||
+	    errno != EINVAL)
+		FAIL("qconnect with port 65543 accepted");
+	else
+		OK("qconnect with a port above 65535: EINVAL");
+	/* Mappings: shared, not executable. */
+	qc.port = 0;
+	if (ioctl(krc_vq_fd(vq), KRCORE_IOC_QCONNECT, &qc))
+		die("qconnect");
+	m = mmap(NULL, qc.ring_size, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+		 krc_vq_fd(vq), KRCORE_MMAP_RING);
+	if (m != MAP_FAILED || errno != EINVAL)
+		FAIL("a private mapping of the ring was allowed");
+	else
+		OK("a private mapping of the ring: EINVAL");
+	m = mmap(NULL, qc.ring_size, PROT_READ | PROT_EXEC, MAP_SHARED,
+		 krc_vq_fd(vq), KRCORE_MMAP_RING);
+	if (m != MAP_FAILED || errno != EPERM)
+		FAIL("an executable mapping of the ring was allowed");
+	else
+		OK("an executable mapping of the ring: EPERM");
+	m = mmap(NULL, qc.ring_size, PROT_READ, MAP_SHARED, krc_vq_fd(vq),
+		 KRCORE_MMAP_RING);
+	if (m == MAP_FAILED)
+		FAIL("a read-only shared mapping was refused");
+	else if (mprotect(m, qc.ring_size, PROT_READ | PROT_EXEC) == 0)
+		FAIL("the ring could be made executable with mprotect");
+	else
+		OK("mprotect(PROT_EXEC) of the ring refused");
+	/* The mapping holds the VQ's file: the VQ lives until it goes. */
+	if (m != MAP_FAILED)
+		munmap(m, qc.ring_size);
+	krc_vq_close(vq);
+
+	/* Ports: at most max_ports_per_proc (set to 2 by the test). */
+	n = 0;
+	for (i = 0; i < 3; i++) {
+		if (krc_vq_open(&vqs[i]))
+			die("open");
+		qb.port = 7000 + i;
+		if (ioctl(krc_vq_fd(vqs[i]), KRCORE_IOC_QBIND, &qb) == 0)
+			n++;
+		else if (errno != EMFILE)
+			FAIL("bind %u: %s", qb.port, strerror(errno));
+	}
+	if (n != 2)
+		FAIL("%d ports bound with max_ports_per_proc=2", n);
+	else
+		OK("the third port of a process: EMFILE");
+	for (i = 0; i < 3; i++)
+		krc_vq_close(vqs[i]);
+	/* VQs: at most max_vqs_per_proc (set to 8), freed ones count no more. */
+	n = 0;
+	for (i = 0; i < 10; i++) {
+		vqs[i] = NULL;
+		if (krc_vq_open(&vqs[i]) == 0)
+			n++;
+	}
+	if (n != 8)
+		FAIL("%d VQs opened with max_vqs_per_proc=8", n);
+	else
+		OK("the ninth VQ of a process: EMFILE");
+	for (i = 0; i < 10; i++)
+		if (vqs[i])
+			krc_vq_close(vqs[i]);
+	if (krc_vq_open(&vq))
+		FAIL("no VQ after closing them all");
+	/* A privileged port needs CAP_NET_BIND_SERVICE. */
+	qb.port = 80;
+	if (ioctl(krc_vq_fd(vq), KRCORE_IOC_QBIND, &qb))
+		FAIL("bind 80 as root: %s", strerror(errno));
+	krc_vq_close(vq);
+	drop_bind_cap();
+	if (krc_vq_open(&vq))
+		die("open");
+	qb.port = 81;
+	if (ioctl(krc_vq_fd(vq), KRCORE_IOC_QBIND, &qb) != -1 || errno != EACCES)
+		FAIL("bind 81 without CAP_NET_BIND_SERVICE allowed");
+	else
+		OK("a port below 1024 without CAP_NET_BIND_SERVICE: EACCES");
+	qb.port = 1024;
+	if (ioctl(krc_vq_fd(vq), KRCORE_IOC_QBIND, &qb))
+		FAIL("bind 1024 without the capability: %s", strerror(errno));
+	krc_vq_close(vq);
+	return failures ? 1 : 0;
+}
+
+/* devgone: the device goes away under a VQ in use. */
+static int do_devgone(const char *self, const char *dir)
+{
+	struct krcore_qconnect qc;
+	struct krcore_probe pr;
+	struct krcore_qwait qw = { .timeout_ms = 100 };
+	struct krcore_reg_mr rm;
+	struct krcore_qpush res;
+	struct krcore_wr w[4];
+	struct krc_mr mr;
+	struct krc_vq *vq;
+	uint8_t gid[16];
+	char *buf;
+	int i;
+
+	vq = open_connected(self, 0, &qc);
+	buf = alloc_buf(MB);
+	if (krc_reg_mr(vq, buf, MB, KRCORE_ACCESS_LOCAL_WRITE |
+		       KRCORE_ACCESS_REMOTE_READ, &mr))
+		die("reg_mr");
+	for (i = 0; i < 4; i++)
+		fill_rw(&w[i], KRCORE_WR_READ, buf + i * 4096, 4096, mr.lkey,
+			(uintptr_t)buf + MB / 2, mr.rkey, i);
+	if (krc_qpush(vq, w, 4) != 4)
+		die("qpush");
+	touch(dir, "ready");
+	wait_file(dir, "gone", 120);
+	if (raw_push(vq, w, 1, &res) != -1 || errno != ENODEV)
+		FAIL("qpush after the device went: %s", strerror(errno));
+	else
+		OK("qpush after the device went away: ENODEV");
+	if (krc_probe(vq, &pr) != -ENODEV)
+		FAIL("probe after the device went: not ENODEV");
+	else
+		OK("probe: ENODEV");
+	memset(&rm, 0, sizeof(rm));
+	rm.addr = (uintptr_t)buf;
+	rm.length = 4096;
+	rm.access = KRCORE_ACCESS_LOCAL_WRITE;
+	if (ioctl(krc_vq_fd(vq), KRCORE_IOC_REG_MR, &rm) != -1 || errno != ENODEV)
+		FAIL("reg_mr after the device went: %s", strerror(errno));
+	else
+		OK("reg_mr: ENODEV");
+	krc_gid_parse(self, gid);
+	memset(&qc, 0, sizeof(qc));
+	memcpy(qc.gid, gid, 16);
+	if (ioctl(krc_vq_fd(vq), KRCORE_IOC_QCONNECT, &qc) != -1 ||
+	    errno != ENODEV)
+		FAIL("qconnect after the device went: %s", strerror(errno));
+	else
+		OK("qconnect: ENODEV");
+	/* Completions that were written stay readable; then ENODEV. */
+	for (i = 0; i < 10; i++) {
+		struct krcore_cqe c[8];
+
+		if (krc_qpop(vq, c, 8) <= 0)
+			break;
+	}
+	if (ioctl(krc_vq_fd(vq), KRCORE_IOC_QWAIT, &qw) != -1 || errno != ENODEV)
+		FAIL("qwait on a VQ whose device went: %s", strerror(errno));
+	else
+		OK("qwait: ENODEV");
+	touch(dir, "checked");
+	wait_file(dir, "back", 120);
+	/* Still gone for this VQ; a new one works. */
+	if (raw_push(vq, w, 1, &res) != -1 || errno != ENODEV)
+		FAIL("the old VQ works again after the device came back");
+	krc_vq_close(vq);
+	for (i = 0; i < 100; i++) {
+		if (krc_vq_open(&vq) == 0 && krc_qconnect(vq, self, 0, &qc) == 0)
+			break;
+		krc_vq_close(vq);
+		vq = NULL;
+		usleep(200000);
+	}
+	if (!vq) {
+		FAIL("no qconnect after the device came back: %s", krc_errmsg());
+	} else {
+		if (krc_reg_mr(vq, buf, MB, KRCORE_ACCESS_LOCAL_WRITE |
+			       KRCORE_ACCESS_REMOTE_READ, &mr) ||
+		    krc_read_sync(vq, buf, mr.lkey, 64, (uintptr_t)buf + MB / 2,
+				  mr.rkey, 5000))
+			FAIL("READ on the new device: %s", krc_errmsg());
+		else
+			OK("a new VQ connects and READs on the device that came back");
+		krc_vq_close(vq);
+	}
+	return failures ? 1 : 0;
+}
+
+/* throttle: bad rkeys break shared connections; then EBUSY. */
+static int do_throttle(const char *peer, const char *info)
+{
+	struct krcore_qpush res;
+	struct krcore_wr w;
+	struct krc_mr mr;
+	struct krc_vq *vq;
+	uint64_t raddr;
+	uint32_t rkey, st = 0;
+	int i, broke = 0, ret;
+	char *buf;
+
+	read_info(info, &raddr, &rkey);
+	vq = open_connected(peer, 0, NULL);
+	buf = alloc_buf(4096);
+	if (krc_reg_mr(vq, buf, 4096, KRCORE_ACCESS_LOCAL_WRITE, &mr))
+		die("reg_mr");
+	for (i = 0; i < 6; i++) {
+		fill_rw(&w, KRCORE_WR_READ, buf, 8, mr.lkey, raddr,
+			rkey ^ 0x5a5a00, i);
+		ret = raw_push(vq, &w, 1, &res);
+		if (ret == 1) {
+			if (reap(vq, 1, &st) == 1 &&
+			    st == KRCORE_WC_REM_ACCESS_ERR)
+				broke++;
+			usleep(300000);
+			continue;
+		}
+		if (errno == EBUSY && res.reason == KRCORE_R_THROTTLED)
+			break;
+		if (errno == EAGAIN) {		/* recovering */
+			usleep(200000);
+			i--;
+			continue;
+		}
+		FAIL("bad READ %d: %s reason %u", i, strerror(errno), res.reason);
+		break;
+	}
+	if (broke != 3 || i != 3)
+		FAIL("%d remote access errors before throttling (stopped at %d), expected 3",
+		     broke, i);
+	else
+		OK("3 shared connections broken, the 4th request: EBUSY/THROTTLED");
+	/* Good requests are refused too until the window passes. */
+	fill_rw(&w, KRCORE_WR_READ, buf, 8, mr.lkey, raddr, rkey, 99);
+	if (raw_push(vq, &w, 1, &res) != -1 || errno != EBUSY)
+		FAIL("a throttled process posted");
+	krc_vq_close(vq);
+	return failures ? 1 : 0;
+}
+
+/* share: one VQ takes at most vq_qp_share percent of the send queue. */
+static int do_share(const char *peer, const char *info, uint32_t expect)
+{
+	struct krcore_qpush res;
+	struct krcore_wr w[32];
+	struct krc_mr mr;
+	struct krc_vq *vq;
+	uint64_t raddr;
+	uint32_t rkey;
+	int i, ret;
+	char *buf;
+
+	read_info(info, &raddr, &rkey);
+	vq = open_connected(peer, 0, NULL);
+	buf = alloc_buf(32 * 64 * KB);
+	if (krc_reg_mr(vq, buf, 32 * 64 * KB, KRCORE_ACCESS_LOCAL_WRITE, &mr))
+		die("reg_mr");
+	for (i = 0; i < 32; i++)
+		fill_rw(&w[i], KRCORE_WR_READ, buf + i * 64 * KB, 64 * KB,
+			mr.lkey, raddr, rkey, i);
+	ret = raw_push(vq, w, 32, &res);
+	if (ret != -1 || errno != EAGAIN || res.done != expect ||
+	    res.reason != KRCORE_R_VQ_FULL)
+		FAIL("32 READs in one qpush: ret %d errno %d done %u reason %u, expected done %u VQ_FULL",
+		     ret, errno, res.done, res.reason, expect);
+	else
+		OK("32 READs in one qpush: %u posted (the VQ's share), EAGAIN/VQ_FULL",
+		   expect);
+	if (reap(vq, ret == 32 ? 32 : (int)res.done, NULL))
+		FAIL("READs failed");
+	krc_vq_close(vq);
+	return failures ? 1 : 0;
+}
+
+/* bytes: at most vq_max_bytes (1 MiB in the test) in flight. */
+static int do_bytes(const char *peer, const char *info)
+{
+	struct krcore_qpush res;
+	struct krcore_wr w[4];
+	struct krc_mr mr;
+	struct krc_vq *vq;
+	uint64_t raddr;
+	uint32_t rkey;
+	int i, ret;
+	char *buf;
+
+	read_info(info, &raddr, &rkey);
+	vq = open_connected(peer, 0, NULL);
+	buf = alloc_buf(2 * MB);
+	if (krc_reg_mr(vq, buf, 2 * MB, KRCORE_ACCESS_LOCAL_WRITE, &mr))
+		die("reg_mr");
+	for (i = 0; i < 4; i++)
+		fill_rw(&w[i], KRCORE_WR_READ, buf + i * 512 * KB, 512 * KB,
+			mr.lkey, raddr, rkey, i);
+	ret = raw_push(vq, w, 4, &res);
+	if (ret != -1 || errno != EAGAIN || res.done != 2 ||
+	    res.reason != KRCORE_R_VQ_FULL)
+		FAIL("4 x 512 KiB with vq_max_bytes 1 MiB: ret %d done %u reason %u",
+		     ret, res.done, res.reason);
+	else
+		OK("4 x 512 KiB READs: 2 posted (1 MiB in flight), EAGAIN/VQ_FULL");
+	if (reap(vq, ret == 4 ? 4 : (int)res.done, NULL))
+		FAIL("READs failed");
+	/* One request above the cap goes alone. */
+	fill_rw(&w[0], KRCORE_WR_READ, buf, 2 * MB, mr.lkey, raddr, rkey, 9);
+	if (krc_qpush(vq, w, 1) != 1 || reap(vq, 1, NULL))
+		FAIL("a single 2 MiB READ on an idle VQ: %s", krc_errmsg());
+	else
+		OK("a single READ above the cap goes when the VQ is idle");
+	krc_vq_close(vq);
+	return failures ? 1 : 0;
+}
+
+/* efault: the array becomes unreadable after 16 requests. */
+static int do_efault(const char *peer, const char *info)
+{
+	struct krcore_qpush res;
+	struct krcore_wr *w;
+	struct krc_mr mr;
+	struct krc_vq *vq;
+	size_t pg = getpagesize(), off;
+	uint64_t raddr;
+	uint32_t rkey;
+	char *area, *buf;
+	int i, ret;
+
+	read_info(info, &raddr, &rkey);
+	vq = open_connected(peer, 0, NULL);
+	buf = alloc_buf(4096);
+	if (krc_reg_mr(vq, buf, 4096, KRCORE_ACCESS_LOCAL_WRITE, &mr))
+		die("reg_mr");
+	/* 16 requests end exactly where an unmapped page begins. */
+	area = alloc_buf(4 * pg);
+	munmap(area + 2 * pg, 2 * pg);
+	off = 2 * pg - 16 * sizeof(*w);
+	w = (struct krcore_wr *)(area + off);
+	for (i = 0; i < 16; i++)
+		fill_rw(&w[i], KRCORE_WR_READ, buf, 8, mr.lkey, raddr, rkey, i);
+	ret = raw_push(vq, w, 20, &res);
+	if (ret != -1 || errno != EFAULT || res.done != 16 ||
+	    res.reason != KRCORE_R_FAULT || res.error != EFAULT)
+		FAIL("qpush of 20 with 16 readable: ret %d errno %d done %u error %u reason %u",
+		     ret, errno, res.done, res.error, res.reason);
+	else
+		OK("an array unreadable after 16 requests: EFAULT, done = 16 written back");
+	if (res.done == 16 && reap(vq, 16, NULL))
+		FAIL("the 16 posted READs failed");
+	krc_vq_close(vq);
+	return failures ? 1 : 0;
+}
+
+/* deep: many large READs in flight, longer than wr_timeout_ms in all. */
+static int do_deep(const char *peer, const char *info, int n, int kb)
+{
+	struct krcore_wr w[16];
+	struct krc_mr mr;
+	struct krc_vq *vq;
+	uint64_t raddr, t0;
+	uint32_t rkey, st = 0;
+	int posted = 0, done = 0, bad = 0, k, i;
+	char *buf;
+
+	read_info(info, &raddr, &rkey);
+	vq = open_connected(peer, 0, NULL);
+	buf = alloc_buf((size_t)16 * kb * KB);
+	if (krc_reg_mr(vq, buf, (size_t)16 * kb * KB, KRCORE_ACCESS_LOCAL_WRITE,
+		       &mr))
+		die("reg_mr");
+	t0 = now_ms();
+	while (done < n) {
+		int want = n - posted < 16 ? n - posted : 16;
+
+		for (i = 0; i < want; i++)
+			fill_rw(&w[i], KRCORE_WR_READ, buf + (size_t)i * kb * KB,
+				kb * KB, mr.lkey, raddr, rkey, posted + i);
+		k = want ? krc_qpush(vq, w, want) : 0;
+		if (k > 0)
+			posted += k;
+		{
+			struct krcore_cqe c[16];
+
+			k = krc_qpop_wait(vq, c, 16, 1000);
+			for (i = 0; i < k; i++)
+				if (c[i].status) {
+					bad++;
+					st = c[i].status;
+				}
+			if (k > 0)
+				done += k;
+		}
+		if (now_ms() - t0 > 120000)
+			break;
+	}
+	if (bad || done < n)
+		FAIL("%d of %d READs of %d KiB failed (status %u), %d done", bad, n,
+		     kb, st, done);
+	else
+		OK("%d READs of %d KiB in %llu ms, none failed", n, kb,
+		   (unsigned long long)(now_ms() - t0));
+	krc_vq_close(vq);
+	return failures ? 1 : 0;
+}
+
+/* drain: deregistration with a READ in flight to a vanished peer. */
+static int do_drain(const char *peer, const char *info, const char *dir)
+{
+	struct krcore_cqe c[4];
+	struct krcore_wr w;
+	struct krc_mr mr;
+	struct krc_vq *vq;
+	uint64_t raddr, t0;
+	uint32_t rkey;
+	char *buf;
+	int k;
+
+	read_info(info, &raddr, &rkey);
+	vq = open_connected(peer, 0, NULL);
+	buf = alloc_buf(4096);
+	if (krc_reg_mr(vq, buf, 4096, KRCORE_ACCESS_LOCAL_WRITE, &mr))
+		die("reg_mr");
+	touch(dir, "drain.ready");
+	wait_file(dir, "drain.gone", 120);
+	fill_rw(&w, KRCORE_WR_READ, buf, 8, mr.lkey, raddr, rkey, 1);
+	if (krc_qpush(vq, &w, 1) != 1)
+		die("qpush");
+	usleep(200000);
+	t0 = now_ms();
+	if (krc_dereg_mr(vq, &mr))
+		FAIL("dereg: %s", krc_errmsg());
+	printf("harden: dereg returned after %llu ms\n",
+	       (unsigned long long)(now_ms() - t0));
+	/* The READ completed before the registration was given back. */
+	k = krc_qpop(vq, c, 4);
+	if (k != 1)
+		FAIL("no completion of the READ when dereg returned (%d)", k);
+	else
+		OK("dereg returned after the READ completed (status %s)",
+		   krc_wc_status_str(c[0].status));
+	krc_vq_close(vq);
+	return failures ? 1 : 0;
+}
+
+/* probe: a peer that vanished; the probe times out, nothing else. */
+static int do_probe(const char *peer, const char *dir)
+{
+	struct krcore_probe pr;
+	struct krc_vq *vq;
+	int ret;
+
+	vq = open_connected(peer, 0, NULL);
+	if (krc_probe(vq, &pr))
+		die("probe");
+	touch(dir, "probe.ready");
+	wait_file(dir, "probe.gone", 120);
+	ret = krc_probe(vq, &pr);
+	if (ret != -ETIMEDOUT)
+		FAIL("probe of a vanished peer: %d, expected ETIMEDOUT", ret);
+	else
+		OK("probe of a vanished peer: ETIMEDOUT");
+	touch(dir, "probe.done");
+	krc_vq_close(vq);
+	return failures ? 1 : 0;
+}
+
+/* churn: VQs close while recovery moves them. */
+static int do_churn(const char *addr, const char *info, int secs)
+{
+	uint64_t end = now_ms() + (uint64_t)secs * 1000, raddr;
+	uint32_t rkey;
+	pid_t kids[5];
+	int i, st, bad = 0;
+
+	read_info(info, &raddr, &rkey);
+	for (i = 0; i < 5; i++) {
+		kids[i] = fork();
+		if (kids[i])
+			continue;
+		while (now_ms() < end) {
+			struct krcore_qconnect qc;
+			struct krcore_wr w;
+			struct krc_mr mr;
+			struct krc_vq *vq;
+			char *buf = NULL;
+
+			if (krc_vq_open(&vq))
+				continue;
+			if (krc_qconnect(vq, addr, 0, &qc)) {
+				krc_vq_close(vq);
+				continue;
+			}
+			if (i == 0) {
+				/* The breaker: a bad rkey now and then. */
+				buf = alloc_buf(4096);
+				if (!krc_reg_mr(vq, buf, 4096,
+						KRCORE_ACCESS_LOCAL_WRITE, &mr)) {
+					fill_rw(&w, KRCORE_WR_READ, buf, 8, mr.lkey,
+						raddr, rkey ^ 0x777700, 1);
+					if (krc_qpush(vq, &w, 1) == 1)
+						reap(vq, 1, NULL);
+				}
+				munmap(buf, 4096);
+			}
+			krc_vq_close(vq);
+		}
+		_exit(0);
+	}
+	for (i = 0; i < 5; i++) {
+		waitpid(kids[i], &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			bad++;
+	}
+	if (bad)
+		FAIL("%d churn processes did not exit cleanly", bad);
+	else
+		OK("%d s of connect/close beside repeated recoveries", secs);
+	return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(m, "ring") && argc == 4)
+		return do_ring(argv[2], atoi(argv[3]));
+	if (!strcmp(m, "rkey") && argc == 3)
+		return do_rkey(argv[2]);
+	if (!strcmp(m, "breakself") && argc == 3)
+		return do_breakself(argv[2]);
+	if (!strcmp(m, "limits") && argc == 3)
+		return do_limits(argv[2]);
+	if (!strcmp(m, "devgone") && argc == 4)
+		return do_devgone(argv[2], argv[3]);
+	if (!strcmp(m, "throttle") && argc == 4)
+		return do_throttle(argv[2], argv[3]);
+	if (!strcmp(m, "share") && argc == 5)
+		return do_share(argv[2], argv[3], atoi(argv[4]));
+	if (!strcmp(m, "bytes") && argc == 4)
+		return do_bytes(argv[2], argv[3]);
+	if (!strcmp(m, "efault") && argc == 4)
+		return do_efault(argv[2], argv[3]);
+	if (!strcmp(m, "deep") && argc == 6)
+		return do_deep(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]));
+	if (!strcmp(m, "drain") && argc == 5)
+		return do_drain(argv[2], argv[3], argv[4]);
+	if (!strcmp(m, "probe") && argc == 4)
+		return do_probe(argv[2], argv[3]);
+	if (!strcmp(m, "churn") && argc == 5)
+		return do_churn(argv[2], argv[3], atoi(argv[4]));
+	fprintf(stderr, "usage: see the header of tests/progs/harden.c\n");
+	return 2;
+}
