@@ -378,7 +378,7 @@ static u32 krc_check_unconnected(struct krc_vq *vq,
 	u64 len;
 
 	if (copy_from_user(&wr, uwr, sizeof(wr)))
-		return KRCORE_R_RANGE;
+		return KRCORE_R_FAULT;
 	rcu_read_lock();
 	krc_wr_check(&wr, &ctx, &reason, &len);
 	rcu_read_unlock();
