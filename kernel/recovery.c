@@ -274,7 +274,8 @@ static void krc_watchdog_fn(struct work_struct *work)
 		pr_warn("krcore: conn %u: no progress for over %u ms with requests outstanding, failing the connection\n",
 			stuck[i]->id, krc_param_wr_timeout_ms);
 		krc_event(KRC_EV_WR_TIMEOUTS);
-		krc_conn_fail_async(stuck[i]);
+		/* The peer may have gone or reloaded: verify its card too. */
+		krc_conn_fail(stuck[i]);
 		krc_conn_put(stuck[i]);
 	}
 	queue_delayed_work(krc_wq, &krc_watchdog, HZ);
