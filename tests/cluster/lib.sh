@@ -110,7 +110,7 @@ ge() {
 
 # The kernel log must hold no trace of trouble (krcluster checks it too).
 dmesg_clean() {
-	! dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace|krcore: leak'
+	! dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace|Poison overwritten|Redzone|krcore: .*(leak|never completed|did not flush|recovery failed)'
 }
 
 # wait_for SECONDS SHELL-EXPRESSION: poll (every 0.2 s) until it holds.
