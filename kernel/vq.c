@@ -7,6 +7,7 @@
 #include <linux/ktime.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
+#include <linux/poll.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -674,12 +675,42 @@ static long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	return ret;
 }
 
+/*
+ * poll(2)/epoll: EPOLLIN when the completion ring or the receive ring has
+ * entries, EPOLLOUT when the VQ can take a request, EPOLLHUP when it has
+ * no connection any more (recovery found no way to the peer) and nothing
+ * to read, EPOLLERR|EPOLLHUP when its device went away. Every change that
+ * can set a bit wakes vq->wq (completions, messages, recovery, device
+ * removal), so edge-triggered epoll misses nothing.
+ */
+static __poll_t krc_vq_poll(struct file *file, poll_table *wait)
+{
+	struct krc_vq *vq = file->private_data;
+	struct krcore_qwait w;
+	__poll_t mask = 0;
+
+	poll_wait(file, &vq->wq, wait);
+	if (READ_ONCE(vq->gone))
+		mask |= EPOLLERR | EPOLLHUP;
+	krc_vq_ready(vq, &w);
+	if (w.available || w.messages)
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (READ_ONCE(vq->conn)) {
+		if (READ_ONCE(vq->inflight) < vq->depth)
+			mask |= EPOLLOUT | EPOLLWRNORM;
+	} else if (READ_ONCE(vq->slots) && !vq->rring && !w.available) {
+		mask |= EPOLLHUP;
+	}
+	return mask;
+}
+
 static const struct file_operations krc_vq_fops = {
 	.owner = THIS_MODULE,
 	.open = krc_vq_open,
 	.release = krc_vq_release,
 	.unlocked_ioctl = krc_vq_ioctl,
 	.mmap = krc_vq_mmap,
+	.poll = krc_vq_poll,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
 };

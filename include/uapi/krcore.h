@@ -378,7 +378,14 @@ struct krcore_qpush {
  * (release); the user reads entries below @producer and advances @consumer.
  * Indexes run freely (u32, wrapping); entry i is at index i & (entries - 1).
  * A failed request always completes, signaled or not. KRCORE_IOC_QWAIT
- * sleeps until the ring is not empty.
+ * sleeps until the ring is not empty. The VQ's file descriptor supports
+ * poll(2)/epoll (level and edge triggered): POLLIN when the completion or
+ * the receive ring has entries, POLLOUT when the VQ can take a request,
+ * POLLHUP when it lost its connection for good (nothing left to read),
+ * POLLERR|POLLHUP when its RDMA device went away (calls fail with ENODEV).
+ * The mapping must be MAP_SHARED (EINVAL otherwise) and is never
+ * executable (EPERM). The kernel keeps its own copy of every field it
+ * relies on and reads back only @consumer.
  */
 #define KRCORE_MMAP_RING	0
 

@@ -7,6 +7,7 @@
 #   the loopback connection broken: rebuilt, requests re-posted, kernel
 #   traffic (MetaServer lookups on the host) on its own QP;
 #   ports above 65535, privileged ports, per-process caps, mappings;
+#   poll/epoll on a VQ;
 #   the RDMA device removed under a VQ in use: ENODEV, no oops, and the
 #   node comes back with the device.
 . "$KRC_REPO/tests/cluster/lib.sh"
@@ -33,6 +34,9 @@ check "port range, privileged ports, per-process caps, ring mappings" \
 	'"$H" limits "$SELF"'
 param max_ports_per_proc 64
 param max_vqs_per_proc 8192
+
+check "poll and epoll (level and edge triggered) on a VQ (issue 8)" \
+	'"$KRC_TBIN/vq_poll" "$SELF" 5200'
 
 D=$KRC_RUN/devgone
 mkdir -p "$D"

@@ -36,6 +36,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -646,6 +647,15 @@ static int do_devgone(const char *self, const char *dir)
 		FAIL("qwait on a VQ whose device went: %s", strerror(errno));
 	else
 		OK("qwait: ENODEV");
+	{
+		struct pollfd p = { .fd = krc_vq_fd(vq), .events = POLLIN };
+
+		if (poll(&p, 1, 0) != 1 ||
+		    (p.revents & (POLLERR | POLLHUP)) != (POLLERR | POLLHUP))
+			FAIL("poll on a VQ whose device went: %#x", p.revents);
+		else
+			OK("poll: POLLERR|POLLHUP");
+	}
 	touch(dir, "checked");
 	wait_file(dir, "back", 120);
 	/* Still gone for this VQ; a new one works. */
