@@ -31,7 +31,8 @@ EXAMPLES    := $(BUILD)/bin/krc_example
 PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
-.PHONY: all module lib tools unit benches bench deps demo test install clean fuzz
+.PHONY: all module lib tools unit benches bench deps demo test install clean fuzz \
+	test-passive-loop
 all: module lib tools unit benches
 
 module:
@@ -98,6 +99,14 @@ demo: all
 
 test: all
 	sh tests/run.sh
+
+# Recovery on both ends of shared connections, ten runs in a row.
+test-passive-loop: all
+	@for i in 1 2 3 4 5 6 7 8 9 10; do \
+		sh tests/run.sh cluster t_passive | tail -n 1 | grep -q '^1 passed, 0 failed' || \
+			{ echo "run $$i failed: build/cluster/t_passive"; exit 1; }; \
+		echo "run $$i passed"; \
+	done
 
 bench: all
 	tools/krcluster -n 2 -t 900 -p -- sh bench/run.sh

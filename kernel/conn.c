@@ -158,9 +158,16 @@ static void krc_conn_qp_event(struct ib_event *ev, void *ctx)
 	case IB_EVENT_QP_LAST_WQE_REACHED:
 		break;
 	default:
-		pr_warn("krcore: conn %u: QP event %s\n", conn->id,
-			ib_event_msg(ev->event));
-		krc_conn_set_error(conn);
+		/*
+		 * The QP went to error on its own (the responder side of a
+		 * remote access error, a fatal error): recover it now, not
+		 * at the next post. Any context.
+		 */
+		pr_warn_ratelimited("krcore: conn %u: QP event %s; recovering\n",
+				    conn->id, ib_event_msg(ev->event));
+		krc_event(KRC_EV_CONN_ASYNC_ERRORS);
+		if (conn->state != KRC_CONN_SPARE)
+			krc_conn_fail(conn);
 		break;
 	}
 }
@@ -350,6 +357,8 @@ static void krc_conn_teardown(struct krc_conn *conn)
 	int i;
 
 	cancel_delayed_work_sync(&conn->rtu_work);
+	/* The watchdog may be querying the QP's state (recovery.c). */
+	wait_event(conn->drain_wq, !atomic_read(&conn->qp_users));
 	if (conn->qp) {
 		ib_modify_qp(conn->qp, &attr, IB_QP_STATE);
 		/* Flushed completions arrive for everything still posted. */

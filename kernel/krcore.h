@@ -186,6 +186,7 @@ struct krc_conn {
 	spinlock_t lock;		/* posting against killing */
 	bool dead;			/* QP and CQ destroyed or going */
 	atomic_t outstanding;		/* WRs posted, not completed */
+	atomic_t qp_users;		/* querying the QP outside conn->lock */
 	struct work_struct kill_work;
 	u32 id;
 	u32 qpn;			/* qp->qp_num, kept after the QP goes */

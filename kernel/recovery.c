@@ -116,8 +116,26 @@ static bool krc_slot_mr_dying(const struct krc_slot *s)
 	return false;
 }
 
-static void krc_recover_entry(struct krc_sq_ent *e, struct krc_conn *culprit_conn,
-			      struct krc_vq *culprit, struct krc_conn *target)
+/*
+ * The target failed too (two connections of a peer failing within
+ * milliseconds, the peer's end failing first): another one, at most
+ * KRC_RETARGETS times per recovery.
+ */
+#define KRC_RETARGETS	3
+
+static struct krc_conn *krc_retarget(struct krc_peer *peer,
+				     struct krc_conn *old, int *tries)
+{
+	krc_conn_put(old);
+	if ((*tries)++ >= KRC_RETARGETS)
+		return NULL;
+	krc_event(KRC_EV_RECOVERY_RETARGETS);
+	return krc_recover_target(peer);
+}
+
+static void krc_recover_entry(struct krc_sq_ent *e, struct krc_vq *culprit,
+			      struct krc_peer *peer, struct krc_conn **target,
+			      int *tries)
 {
 	struct krc_vq *vq = e->vq;
 	u8 opcode = vq->slots[e->slot].wr.opcode;
@@ -126,17 +144,22 @@ static void krc_recover_entry(struct krc_sq_ent *e, struct krc_conn *culprit_con
 	    krc_slot_mr_dying(&vq->slots[e->slot])) {
 		/* Its owner is going, or is giving its memory back. */
 		krc_dp_complete(e, KRCORE_WC_FLUSHED, 0);
-	} else if (!target) {
-		krc_dp_complete(e, KRCORE_WC_UNREACHABLE, 0);
-	} else if (!krc_wr_idempotent(opcode)) {
-		krc_event(KRC_EV_WR_NOT_EXECUTED);
-		krc_dp_complete(e, KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN, 0);
-	} else if (krc_post_one(target, vq, e->slot)) {
-		krc_event(KRC_EV_WR_NOT_EXECUTED);
-		krc_dp_complete(e, KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN, 0);
-	} else {
-		krc_event(KRC_EV_WR_REPOSTED);
+		return;
 	}
+	if (!krc_wr_idempotent(opcode)) {
+		krc_event(KRC_EV_WR_NOT_EXECUTED);
+		krc_dp_complete(e, *target ? KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN :
+				KRCORE_WC_UNREACHABLE, 0);
+		return;
+	}
+	while (*target) {
+		if (!krc_post_one(*target, vq, e->slot)) {
+			krc_event(KRC_EV_WR_REPOSTED);
+			return;
+		}
+		*target = krc_retarget(peer, *target, tries);
+	}
+	krc_dp_complete(e, KRCORE_WC_UNREACHABLE, 0);
 }
 
 void krc_recover_work(struct work_struct *work)
@@ -147,6 +170,7 @@ void krc_recover_work(struct work_struct *work)
 	struct krc_conn *target;
 	struct krc_vq *vq;
 	unsigned long flags;
+	int tries = 0;
 	u32 i, left;
 
 	krc_event(KRC_EV_RECOVERIES);
@@ -177,7 +201,8 @@ void krc_recover_work(struct work_struct *work)
 	 * the VQs: their new requests come after the re-posted ones.
 	 */
 	for (i = 0; i < conn->nrec; i++)
-		krc_recover_entry(&conn->rec[i], conn, conn->culprit, target);
+		krc_recover_entry(&conn->rec[i], conn->culprit, peer, &target,
+				  &tries);
 	conn->nrec = 0;
 
 	/*
@@ -201,10 +226,10 @@ void krc_recover_work(struct work_struct *work)
 			spin_unlock_irqrestore(&conn->lock, flags);
 			atomic_dec(&conn->nvqs);
 			vq->conn = NULL;
-			/* The target may have failed too: then none. */
-			if (target && !krc_vq_attach(vq, target))
-				krc_event(KRC_EV_VQ_DISCONNECTED);
-			else if (!target)
+			/* The target may have failed too: another. */
+			while (target && !krc_vq_attach(vq, target))
+				target = krc_retarget(peer, target, &tries);
+			if (!target)
 				krc_event(KRC_EV_VQ_DISCONNECTED);
 			/* The kernel's count; the ring shows a copy. */
 			vq->recoveries++;
@@ -227,6 +252,65 @@ void krc_recover_work(struct work_struct *work)
 		krc_peer_grow(peer);
 	krc_conn_put(target);
 	krc_conn_put(conn);	/* the work's reference */
+}
+
+/*
+ * Find connections whose QP went to error with nothing posted on our side:
+ * the passive end of a failure (a peer's request broke the QP on its
+ * side: our responder moved to error without a completion here), when
+ * the device reports no event for it (rxe). A batch of connections per
+ * tick, round robin.
+ */
+#define KRC_STATE_CHECKS	64
+
+static void krc_watchdog_check_states(void)
+{
+	static u32 last_id;
+	struct krc_conn *conn, *batch[KRC_STATE_CHECKS];
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	int n = 0, i, pass;
+
+	spin_lock(&krc_conns_lock);
+	for (pass = 0; pass < 2 && n < KRC_STATE_CHECKS; pass++) {
+		list_for_each_entry(conn, &krc_conns, all_node) {
+			if (n == KRC_STATE_CHECKS)
+				break;
+			if (pass == 0 ? conn->id <= last_id : conn->id > last_id)
+				continue;
+			if (READ_ONCE(conn->state) != KRC_CONN_READY ||
+			    READ_ONCE(conn->failing) || READ_ONCE(conn->dead))
+				continue;
+			kref_get(&conn->ref);
+			batch[n++] = conn;
+		}
+	}
+	spin_unlock(&krc_conns_lock);
+	for (i = 0; i < n; i++) {
+		bool err = false, live;
+
+		conn = batch[i];
+		last_id = conn->id;
+		/* The QP stays while qp_users > 0 (krc_conn_teardown). */
+		spin_lock_irq(&conn->lock);
+		live = !conn->dead && conn->qp;
+		if (live)
+			atomic_inc(&conn->qp_users);
+		spin_unlock_irq(&conn->lock);
+		if (live) {
+			err = !ib_query_qp(conn->qp, &attr, IB_QP_STATE, &init) &&
+			      attr.qp_state == IB_QPS_ERR;
+			if (atomic_dec_and_test(&conn->qp_users))
+				wake_up_all(&conn->drain_wq);
+		}
+		if (err && !READ_ONCE(conn->failing)) {
+			pr_warn_ratelimited("krcore: conn %u (qp %u) found in error; recovering\n",
+					    conn->id, conn->qpn);
+			krc_event(KRC_EV_CONN_FOUND_DEAD);
+			krc_conn_fail(conn);
+		}
+		krc_conn_put(conn);
+	}
 }
 
 /*
@@ -270,6 +354,7 @@ static void krc_watchdog_fn(struct work_struct *work)
 		}
 	}
 	spin_unlock(&krc_conns_lock);
+	krc_watchdog_check_states();
 	for (i = 0; i < n; i++) {
 		pr_warn("krcore: conn %u: no progress for over %u ms with requests outstanding, failing the connection\n",
 			stuck[i]->id, krc_param_wr_timeout_ms);

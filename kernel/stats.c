@@ -101,6 +101,9 @@ static const char * const krc_event_names[KRC_NR_EV] = {
 	[KRC_EV_WR_FOREIGN_RKEY] = "wr_foreign_rkey",
 	[KRC_EV_CONN_BREAKS] = "conn_breaks",
 	[KRC_EV_LOOPBACK_CREATED] = "loopback_created",
+	[KRC_EV_RECOVERY_RETARGETS] = "recovery_retargets",
+	[KRC_EV_CONN_ASYNC_ERRORS] = "conn_async_errors",
+	[KRC_EV_CONN_FOUND_DEAD] = "conn_found_dead",
 };
 
 #define KRC_NR_STATS	(2 * KRC_NR_OBJ + KRC_NR_EV)

@@ -608,15 +608,26 @@ static int steady_worker(const char *addr, const struct remote *r, int me, int s
 
 	if (krc_reg_mr(vq, buf, 1 << 16, KRCORE_ACCESS_LOCAL_WRITE, &mr) < 0)
 		return 1;
+	double stuck = 0;
+
 	while (now_s() < end || inflight) {
 		while (inflight < 8 && now_s() < end) {
 			fill(&wr, KRCORE_WR_READ, buf + (id % 64) * 64, mr.lkey, 64,
 			     r->addr + (id % 1000) * 64, r->rkey, id);
 			n = krc_qpush(vq, &wr, 1);
 			if (n == -EAGAIN && !inflight) {
-				usleep(1000);	/* nothing to wait for: retry */
+				/* Nothing to wait for: retry, but not forever. */
+				if (!stuck)
+					stuck = now_s();
+				if (now_s() - stuck > 10) {
+					FAIL("steady %d: EAGAIN (%s) for 10 s with nothing in flight",
+					     me, krc_errmsg());
+					return 1;
+				}
+				usleep(1000);
 				continue;
 			}
+			stuck = 0;
 			if (n == -EAGAIN)
 				break;
 			if (n != 1) {

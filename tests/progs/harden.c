@@ -31,6 +31,8 @@
  *                                  vanishes; deregistration returns only
  *                                  after the READ completed
  *   harden probe PEER DIR          probe a peer that vanished: ETIMEDOUT
+ *   harden breakers PEER INFO N    N processes post a bad-rkey WRITE, FAA
+ *                                  or CAS at the same moment
  *   harden churn ADDR INFO SECS    VQs connect and close in a loop while
  *                                  another process breaks the connection
  */
@@ -758,7 +760,7 @@ static int do_share(const char *peer, const char *info, uint32_t expect)
 	ret = raw_push(vq, w, 32, &res);
 	if (ret != -1 || errno != EAGAIN || res.done != expect ||
 	    res.reason != KRCORE_R_VQ_FULL)
-		FAIL("32 READs in one qpush: ret %d errno %d done %u reason %u, expected done %u VQ_FULL",
+		FAIL("32 READs in one qpush: ret %d errno %d done %u reason %u, expected %u",
 		     ret, errno, res.done, res.reason, expect);
 	else
 		OK("32 READs in one qpush: %u posted (the VQ's share), EAGAIN/VQ_FULL",
@@ -1013,6 +1015,59 @@ static int do_churn(const char *addr, const char *info, int secs)
 	return failures ? 1 : 0;
 }
 
+/*
+ * breakers: N processes, each on its own VQ, post one request with a bad
+ * rkey (a WRITE, an FAA, a CAS, ...) at the same moment: several pooled
+ * connections of the peer fail within milliseconds, on both ends.
+ */
+static int do_breakers(const char *peer, const char *info, int n)
+{
+	static const uint8_t ops[] = {
+		KRCORE_WR_WRITE, KRCORE_WR_ATOMIC_FAA, KRCORE_WR_ATOMIC_CAS,
+	};
+	uint64_t raddr, at = now_ms() + 1500;
+	uint32_t rkey;
+	int i, st, bad = 0;
+
+	read_info(info, &raddr, &rkey);
+	for (i = 0; i < n; i++) {
+		if (fork())
+			continue;
+		{
+			struct krcore_wr w;
+			struct krc_mr mr;
+			struct krc_vq *vq = open_connected(peer, 0, NULL);
+			uint32_t s2 = 0;
+			char *buf = alloc_buf(4096);
+
+			if (krc_reg_mr(vq, buf, 4096, KRCORE_ACCESS_LOCAL_WRITE,
+				       &mr))
+				_exit(2);
+			fill_rw(&w, ops[i % 3], buf, 8, mr.lkey,
+				raddr + 4096 * (i + 1), rkey ^ 0x3c3c00, i);
+			while (now_ms() < at)
+				usleep(200);
+			if (krc_qpush(vq, &w, 1) != 1)
+				_exit(3);
+			reap(vq, 1, &s2);
+			/* Its own error, or (second on a QP) not executed. */
+			_exit(s2 == KRCORE_WC_REM_ACCESS_ERR ||
+			      s2 == KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN ||
+			      s2 == KRCORE_WC_FLUSHED ? 0 : 4);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		wait(&st);
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			bad++;
+	}
+	if (bad)
+		FAIL("%d of %d breakers did not see their error", bad, n);
+	else
+		OK("%d bad requests at once on the peer's pooled connections", n);
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -1042,8 +1097,10 @@ int main(int argc, char **argv)
 		return do_drain(argv[2], argv[3], argv[4]);
 	if (!strcmp(m, "probe") && argc == 4)
 		return do_probe(argv[2], argv[3]);
+	if (!strcmp(m, "breakers") && argc == 5)
+		return do_breakers(argv[2], argv[3], atoi(argv[4]));
 	if (!strcmp(m, "churn") && argc == 5)
 		return do_churn(argv[2], argv[3], atoi(argv[4]));
-	fprintf(stderr, "usage: see the header of tests/progs/harden.c\n");
+	fprintf(stderr, "usage: see the header of harden.c\n");
 	return 2;
 }
