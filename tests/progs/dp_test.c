@@ -620,7 +620,7 @@ static int steady_worker(const char *addr, const struct remote *r, int me, int s
 				if (!stuck)
 					stuck = now_s();
 				if (now_s() - stuck > 10) {
-					FAIL("steady %d: EAGAIN (%s) for 10 s with nothing in flight",
+					FAIL("steady %d: EAGAIN (%s) for 10 s, none in flight",
 					     me, krc_errmsg());
 					return 1;
 				}
