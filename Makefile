@@ -32,7 +32,7 @@ PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
 .PHONY: all module lib tools unit benches bench deps demo test install clean fuzz \
-	test-passive-loop
+	test-passive-loop soak
 all: module lib tools unit benches
 
 module:
@@ -99,6 +99,11 @@ demo: all
 
 test: all
 	sh tests/run.sh
+
+# The cluster ioctl fuzzer for longer: make soak SOAK_SECONDS=3600.
+SOAK_SECONDS ?= 600
+soak: all
+	KRC_FUZZ_CLUSTER_SECONDS=$(SOAK_SECONDS) sh tests/run.sh cluster t_ioctl_fuzz
 
 # Recovery on both ends of shared connections, ten runs in a row.
 test-passive-loop: all
