@@ -184,6 +184,7 @@ static bool krc_conn_busy(struct krc_conn *conn)
 /* The last reference went in a context that cannot sleep: free here. */
 static void krc_conn_free(struct krc_conn *conn)
 {
+	krc_hs_half_open_done(conn);
 	krc_conn_untrack(conn);
 	krc_peer_put(conn->peer);
 	kvfree(conn->sq);

@@ -8,7 +8,9 @@
  * malformed or foreign datagram is counted and dropped. Completions run
  * in process context (ib_core's workqueue), one at a time.
  */
+#include <linux/ip.h>
 #include <linux/slab.h>
+#include <net/ipv6.h>
 
 #include "krcore.h"
 
@@ -65,6 +67,43 @@ static bool krc_ctrl_fault_drop(const struct krc_msg *msg)
 	return true;
 }
 
+/*
+ * Who really sent a datagram: the source GID from the 40 bytes in front of
+ * its payload (RoCE v2 over IPv4: an IPv4 header in the last 20 of them,
+ * else a GRH) and the source QPN, both set by the sending NIC, never by
+ * the sender's software. False if there is no header to read.
+ */
+static bool krc_ctrl_source(const struct ib_wc *wc, const u8 *hdr, u8 gid[16])
+{
+	if (!(wc->wc_flags & IB_WC_GRH))
+		return false;
+	if ((wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE) &&
+	    wc->network_hdr_type == RDMA_NETWORK_IPV4) {
+		const struct iphdr *ip = (const struct iphdr *)(hdr + 20);
+
+		ipv6_addr_set_v4mapped(ip->saddr, (struct in6_addr *)gid);
+	} else {
+		memcpy(gid, ((const struct ib_grh *)hdr)->sgid.raw, 16);
+	}
+	return true;
+}
+
+/*
+ * Every control message carries its sender's card: it must be the card of
+ * the node and QP the datagram came from. A process (local or remote)
+ * sending from a QP of its own, or a node sending for another, is dropped:
+ * only a node's control QP speaks for it.
+ */
+static bool krc_ctrl_authentic(const struct ib_wc *wc, const u8 *hdr,
+			       const struct krc_msg *msg)
+{
+	u8 gid[16];
+
+	return krc_ctrl_source(wc, hdr, gid) &&
+	       !memcmp(gid, msg->card.gid, 16) &&
+	       wc->src_qp == msg->card.ud_qpn;
+}
+
 static void krc_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct krc_msgbuf *b = container_of(wc->wr_cqe, struct krc_msgbuf, cqe);
@@ -101,6 +140,9 @@ static void krc_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		krc_event(KRC_EV_CTRL_RX_BAD);
 		pr_warn_ratelimited("krcore: malformed control message (%d), dropped\n",
 				    ret);
+	} else if (!krc_ctrl_authentic(wc, b->buf, &msg)) {
+		krc_event(KRC_EV_CTRL_RX_SPOOFED);
+		pr_warn_ratelimited("krcore: control message from a QP that is not the one of its card, dropped\n");
 	} else if (!krc_ctrl_fault_drop(&msg)) {
 		krc_hs_recv(&msg);
 	}

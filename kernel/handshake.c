@@ -40,7 +40,7 @@ struct krc_hs {
 
 static LIST_HEAD(krc_hs_pending);
 static DEFINE_SPINLOCK(krc_hs_lock);
-static atomic64_t krc_hs_ids = ATOMIC64_INIT(0);
+static atomic_t krc_hs_half_open = ATOMIC_INIT(0);	/* all peers */
 
 static void krc_hs_fill(struct krc_msg *msg, u8 type, u64 req_id)
 {
@@ -119,6 +119,7 @@ int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 	unsigned long rto = msecs_to_jiffies(krc_param_hs_timeout_ms);
 	bool answered = false, verified = !o->verify_card;
 	int tries = 0, ret = -ETIMEDOUT;
+	long left;
 	struct krc_conn *conn;
 	struct krc_msg req;
 	struct krc_hs *hs;
@@ -136,7 +137,8 @@ int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 	}
 	conn->initiator = true;
 	conn->state = KRC_CONN_CONNECTING;
-	hs->req_id = atomic64_inc_return(&krc_hs_ids);
+	/* Unpredictable: only the node we asked can answer. */
+	hs->req_id = get_random_u64();
 	hs->peer = peer;
 	hs->qpn = conn->qpn;
 	init_completion(&hs->done);
@@ -153,8 +155,13 @@ int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 			break;
 		o->attempts++;
 		krc_event(tries++ ? KRC_EV_HS_RETRANSMITS : KRC_EV_HS_REQ_SENT);
-		if (wait_for_completion_timeout(&hs->done,
-						min(rto, o->deadline - jiffies))) {
+		left = wait_for_completion_killable_timeout(&hs->done,
+							    min(rto, o->deadline - jiffies));
+		if (left < 0) {
+			ret = -EINTR;	/* killed: give up at once */
+			break;
+		}
+		if (left) {
 			answered = true;
 			if (hs->status != -ESTALE || verified)
 				break;
@@ -184,7 +191,8 @@ int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 
 	if (!answered) {
 		krc_event(KRC_EV_HS_TIMEOUTS);
-		ret = ret == -ENXIO ? -ENXIO : -ETIMEDOUT;
+		if (ret != -ENXIO && ret != -EINTR)
+			ret = -ETIMEDOUT;
 	} else if (hs->status) {
 		ret = hs->status;
 	} else {
@@ -233,6 +241,60 @@ static void krc_hs_answer(struct krc_peer *to, u8 type, u64 req_id,
 			  KRC_EV_HS_RTU_ACK_SENT);
 }
 
+/* @conn leaves HALF_OPEN (expired, its RTU came, or it goes). */
+void krc_hs_half_open_done(struct krc_conn *conn)
+{
+	if (xchg(&conn->half_open_counted, false)) {
+		atomic_dec(&krc_hs_half_open);
+		if (conn->peer)
+			atomic_dec(&conn->peer->half_open);
+	}
+}
+
+/*
+ * Does @card, carried by a message that came from the QP it names, match
+ * what we know of its node (the card we cached)? Replies, RTUs and
+ * goodbyes must come from the control QP of the incarnation we know.
+ */
+static bool krc_hs_card_known(struct krc_peer *peer,
+			      const struct krcore_card *card)
+{
+	bool ok;
+
+	spin_lock(&peer->lock);
+	ok = peer->card_valid && peer->card.ud_qpn == card->ud_qpn &&
+	     peer->card.incarnation == card->incarnation;
+	spin_unlock(&peer->lock);
+	return ok;
+}
+
+/*
+ * May the card of a REQ (it came from the QP it names, ctrl.c) become
+ * the card we cache for its node? The same card: yes. A different one
+ * (the node reloaded, or a process of that node speaks for it from a QP
+ * of its own): only if the MetaServer holds that very card. Without a
+ * reachable MetaServer a first card is taken as it is (docs/trust-model.md).
+ */
+static bool krc_hs_card_verified(struct krc_peer *peer,
+				 const struct krcore_card *card)
+{
+	struct krcore_card known, meta;
+	u32 reads = 0;
+	bool valid;
+	int ret;
+
+	spin_lock(&peer->lock);
+	valid = peer->card_valid;
+	known = peer->card;
+	spin_unlock(&peer->lock);
+	if (valid && !memcmp(&known, card, sizeof(known)))
+		return true;
+	ret = krc_meta_lookup(peer->gid, &meta, &reads);
+	if (!ret)
+		return !memcmp(&meta, card, sizeof(meta));
+	return !valid && ret == -EHOSTUNREACH;
+}
+
 /* A HALF_OPEN connection that never got its RTU is given up. */
 static void krc_hs_expire_work(struct work_struct *work)
 {
@@ -241,6 +303,7 @@ static void krc_hs_expire_work(struct work_struct *work)
 
 	if (conn->state != KRC_CONN_HALF_OPEN || atomic_read(&conn->nvqs))
 		return;
+	krc_hs_half_open_done(conn);
 	krc_event(KRC_EV_HS_HALF_OPEN_EXPIRED);
 	krc_conn_set_error(conn);
 	/* The pool's reference; the kill (which cancels this work) runs
@@ -279,7 +342,12 @@ static void krc_hs_on_req(const struct krc_msg *msg)
 		return;
 	if (peer->local)
 		goto out;
-	/* The REQ names a QP of the node; it is our news of that node. */
+	/* The REQ names a QP of the node: news of it, once verified. */
+	if (!krc_hs_card_verified(peer, &msg->card)) {
+		krc_event(KRC_EV_HS_UNVERIFIED);
+		pr_warn_ratelimited("krcore: a REQ with a card the MetaServer does not hold, dropped\n");
+		goto out;
+	}
 	krc_peer_set_card(peer, &msg->card);
 	if (msg->dst_incarnation && msg->dst_incarnation != krc_incarnation) {
 		krc_event(KRC_EV_HS_STALE);
@@ -294,6 +362,14 @@ static void krc_hs_on_req(const struct krc_msg *msg)
 		krc_hs_answer(peer, KRC_MSG_CONNECT_REP, msg->req_id, conn,
 			      msg->qpn, 0);
 		krc_conn_put(conn);
+		goto out;
+	}
+	/* Half-open connections are bounded, per peer and in all. */
+	if (atomic_read(&krc_hs_half_open) >= krc_param_max_half_open ||
+	    atomic_read(&peer->half_open) >= krc_param_max_half_open_per_peer) {
+		krc_event(KRC_EV_HS_REFUSED_CAP);
+		krc_hs_answer(peer, KRC_MSG_CONNECT_NAK, msg->req_id, NULL,
+			      msg->qpn, EBUSY);
 		goto out;
 	}
 	conn = krc_spare_take(krc_param_hs_timeout_ms);
@@ -319,10 +395,14 @@ static void krc_hs_on_req(const struct krc_msg *msg)
 		krc_conn_put(conn);
 		goto out;
 	}
+	conn->half_open_counted = true;
+	atomic_inc(&krc_hs_half_open);
+	atomic_inc(&peer->half_open);
 	krc_hs_answer(peer, KRC_MSG_CONNECT_REP, msg->req_id, conn, msg->qpn, 0);
+	/* As long as the initiator may still retry, never longer. */
 	queue_delayed_work(krc_wq, &conn->rtu_work,
 			   msecs_to_jiffies(krc_param_hs_timeout_ms <<
-					    (krc_param_hs_retries + 2)));
+					    min(krc_param_hs_retries + 2, 12U)));
 out:
 	krc_peer_put(peer);
 }
@@ -339,6 +419,7 @@ static void krc_hs_on_reply(const struct krc_msg *msg)
 	list_for_each_entry(hs, &krc_hs_pending, node) {
 		if (hs->req_id == msg->req_id && hs->qpn == msg->peer_qpn &&
 		    !memcmp(hs->peer->gid, msg->card.gid, 16) &&
+		    hs->peer->card.ud_qpn == msg->card.ud_qpn &&
 		    !completion_done(&hs->done)) {
 			found = hs;
 			if (msg->type == KRC_MSG_CONNECT_REP) {
@@ -359,6 +440,11 @@ static void krc_hs_on_reply(const struct krc_msg *msg)
 	peer = krc_peer_get(msg->card.gid, false);
 	if (!peer)
 		return;
+	if (!krc_hs_card_known(peer, &msg->card)) {
+		krc_event(KRC_EV_HS_STRAY);
+		krc_peer_put(peer);
+		return;
+	}
 	conn = krc_peer_find_conn(peer, msg->peer_qpn, msg->qpn,
 				  msg->card.incarnation);
 	if (conn && conn->initiator && conn->state == KRC_CONN_READY) {
@@ -379,13 +465,15 @@ static void krc_hs_on_rtu(const struct krc_msg *msg)
 
 	if (!peer)
 		return;
-	conn = krc_peer_find_conn(peer, msg->peer_qpn, msg->qpn,
-				  msg->card.incarnation);
+	conn = krc_hs_card_known(peer, &msg->card) ?
+	       krc_peer_find_conn(peer, msg->peer_qpn, msg->qpn,
+				  msg->card.incarnation) : NULL;
 	if (conn) {
 		if (msg->type == KRC_MSG_RTU) {
 			krc_event(KRC_EV_HS_RTU_RECV);
 			if (conn->state == KRC_CONN_HALF_OPEN) {
 				cancel_delayed_work(&conn->rtu_work);
+				krc_hs_half_open_done(conn);
 				conn->state = KRC_CONN_READY;
 			}
 			krc_hs_answer(peer, KRC_MSG_RTU_ACK, msg->req_id, conn,
@@ -407,7 +495,10 @@ static void krc_hs_on_goodbye(const struct krc_msg *msg)
 	krc_event(KRC_EV_GOODBYE_RECV);
 	if (!peer)
 		return;
-	if (!peer->local)
+	/* Only the control QP of the incarnation we know says goodbye. */
+	if (!krc_hs_card_known(peer, &msg->card))
+		krc_event(KRC_EV_HS_STRAY);
+	else if (!peer->local)
 		krc_peer_forget_incarnation(peer, msg->card.incarnation);
 	krc_peer_put(peer);
 }

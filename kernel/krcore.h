@@ -204,6 +204,7 @@ struct krc_conn {
 	struct delayed_work rtu_work;
 	int rtu_tries;
 	bool rtu_acked;
+	bool half_open_counted;		/* in the half-open caps (handshake.c) */
 	/* data plane, under lock */
 	struct krc_sq_ent *sq;		/* in posting order, sq_size entries */
 	u32 sq_size;
@@ -247,6 +248,7 @@ struct krc_peer {
 	struct work_struct free_work;	/* the last put, in process context */
 	atomic64_t qconnects;
 	atomic64_t handshakes;
+	atomic_t half_open;		/* its HALF_OPEN connections */
 };
 
 /* The node's control plane (node.c). */
@@ -378,6 +380,10 @@ extern uint krc_param_wr_min_mbps;
 extern uint krc_param_break_limit;
 extern uint krc_param_break_window_ms;
 extern uint krc_param_mr_drain_ms;
+extern uint krc_param_max_peers;
+extern uint krc_param_max_half_open;
+extern uint krc_param_max_half_open_per_peer;
+extern uint krc_param_meta_max_members;
 extern int krc_fault_ctrl_drop_rx;
 extern int krc_fault_ctrl_drop_type;
 extern int krc_fault_goodbye_off;
@@ -446,6 +452,7 @@ struct krc_hs_opts {
 int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 		   struct krc_conn **connp);
 void krc_hs_recv(const struct krc_msg *msg);
+void krc_hs_half_open_done(struct krc_conn *conn);
 void krc_hs_exit(void);
 void krc_hs_goodbye_all(void);
 

@@ -75,9 +75,9 @@ module_param_named(meta_server, krc_param_meta_server, charp, 0444);
 MODULE_PARM_DESC(meta_server,
 		 "IPv4 address of the MetaServer to register with and read cards from");
 
-uint krc_param_meta_port = 7471;
+uint krc_param_meta_port = 471;
 module_param_named(meta_port, krc_param_meta_port, uint, 0444);
-MODULE_PARM_DESC(meta_port, "rdma_cm port of the MetaServer (default 7471)");
+MODULE_PARM_DESC(meta_port, "rdma_cm port of the MetaServer, privileged so that no unprivileged process can take it (default 471)");
 
 uint krc_param_meta_slots = 131072;
 module_param_named(meta_slots, krc_param_meta_slots, uint, 0444);
@@ -107,6 +107,22 @@ static const struct kernel_param_ops krc_fault_conn_error_ops = {
 
 module_param_cb(fault_conn_error, &krc_fault_conn_error_ops, NULL, 0200);
 MODULE_PARM_DESC(fault_conn_error, "Fault injection: fail the connection with this id");
+
+uint krc_param_max_peers = 65536;
+module_param_named(max_peers, krc_param_max_peers, uint, 0644);
+MODULE_PARM_DESC(max_peers, "Nodes this node keeps state for at most (a handshake from one more is dropped)");
+
+uint krc_param_max_half_open = 256;
+module_param_named(max_half_open, krc_param_max_half_open, uint, 0644);
+MODULE_PARM_DESC(max_half_open, "Half-open (accepted, no RTU yet) connections at most, all peers");
+
+uint krc_param_max_half_open_per_peer = 8;
+module_param_named(max_half_open_per_peer, krc_param_max_half_open_per_peer, uint, 0644);
+MODULE_PARM_DESC(max_half_open_per_peer, "Half-open connections at most per peer");
+
+uint krc_param_meta_max_members = 131072;
+module_param_named(meta_max_members, krc_param_meta_max_members, uint, 0644);
+MODULE_PARM_DESC(meta_max_members, "MetaServer host: members (rdma_cm connections) at most");
 
 uint krc_param_max_vqs = 65536;
 module_param_named(max_vqs, krc_param_max_vqs, uint, 0644);
@@ -144,9 +160,10 @@ uint krc_param_mr_drain_ms = 30000;
 module_param_named(mr_drain_ms, krc_param_mr_drain_ms, uint, 0644);
 MODULE_PARM_DESC(mr_drain_ms, "Deregistration waits this long before failing the connections that still use the memory");
 
-uint krc_param_ctrl_qkey = 0x4b524331;
+/* The high bit: on hardware, unprivileged verbs users cannot send with it. */
+uint krc_param_ctrl_qkey = 0xcb524331;
 module_param_named(ctrl_qkey, krc_param_ctrl_qkey, uint, 0444);
-MODULE_PARM_DESC(ctrl_qkey, "QKey of the control UD QP (default 0x4b524331)");
+MODULE_PARM_DESC(ctrl_qkey, "QKey of the control UD QP, high bit set (default 0xcb524331)");
 
 int krc_fault_ctrl_drop_rx;
 module_param_named(fault_ctrl_drop_rx, krc_fault_ctrl_drop_rx, int, 0644);

@@ -37,7 +37,7 @@ struct krc_mc_conn {
 	struct kref ref;
 	struct rdma_cm_id *id;
 	struct ib_cq *cq;
-	spinlock_t lock;		/* posting against dead */
+	spinlock_t lock;		/* posting against dead; _bh: completions */
 	bool dead;
 	atomic_t outstanding;		/* READs and SENDs posted */
 	struct completion cm_done;	/* established or failed */
@@ -59,7 +59,7 @@ struct krc_meta_client {
 	struct sockaddr_in dst;
 	struct sockaddr_in src;
 	u8 gid[16];
-	spinlock_t cur_lock;		/* cur and geom */
+	spinlock_t cur_lock;		/* cur and geom; _bh */
 	struct krc_mc_conn *cur;	/* registered connection */
 	struct delayed_work reconnect;
 	struct work_struct prewarm;
@@ -89,11 +89,11 @@ static struct krc_mc_conn *krc_mc_get_cur(void)
 {
 	struct krc_mc_conn *mc;
 
-	spin_lock(&krc_mc.cur_lock);
+	spin_lock_bh(&krc_mc.cur_lock);
 	mc = krc_mc.cur;
 	if (mc)
 		kref_get(&mc->ref);
-	spin_unlock(&krc_mc.cur_lock);
+	spin_unlock_bh(&krc_mc.cur_lock);
 	return mc;
 }
 
@@ -122,10 +122,10 @@ static void krc_mc_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		mc->rpc_reply = msg;
 		complete(&mc->rpc_done);
 	}
-	spin_lock(&mc->lock);
+	spin_lock_bh(&mc->lock);
 	if (!mc->dead)
 		krc_msgbuf_post_recv(mc->id->qp, b);
-	spin_unlock(&mc->lock);
+	spin_unlock_bh(&mc->lock);
 }
 
 static void krc_mc_tx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -257,9 +257,9 @@ static int krc_mc_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		krc_mc_cm_done(mc, -ECONNRESET);
-		spin_lock(&mc->lock);
+		spin_lock_bh(&mc->lock);
 		mc->dead = true;
-		spin_unlock(&mc->lock);
+		spin_unlock_bh(&mc->lock);
 		if (mc == READ_ONCE(krc_mc.cur)) {
 			pr_warn("krcore: MetaServer %pI4 disconnected\n",
 				&krc_mc.dst.sin_addr);
@@ -282,9 +282,9 @@ static void krc_mc_conn_destroy(struct krc_mc_conn *mc)
 	struct ib_device *ibdev = krc_node.dev->ibdev;
 	int i;
 
-	spin_lock(&mc->lock);
+	spin_lock_bh(&mc->lock);
 	mc->dead = true;
-	spin_unlock(&mc->lock);
+	spin_unlock_bh(&mc->lock);
 	if (mc->id) {
 		rdma_disconnect(mc->id);
 		for (i = 0; i < 400 && atomic_read(&mc->outstanding) > 0; i++)
@@ -315,7 +315,7 @@ static int krc_mc_rpc(struct krc_mc_conn *mc, struct krc_msg *req,
 	req->card = krc_node.card;
 	reinit_completion(&mc->rpc_done);
 	WRITE_ONCE(mc->rpc_id, req->req_id);
-	spin_lock(&mc->lock);
+	spin_lock_bh(&mc->lock);
 	if (mc->dead) {
 		ret = -ENOTCONN;
 	} else {
@@ -324,7 +324,7 @@ static int krc_mc_rpc(struct krc_mc_conn *mc, struct krc_msg *req,
 		if (ret)
 			atomic_dec(&mc->outstanding);
 	}
-	spin_unlock(&mc->lock);
+	spin_unlock_bh(&mc->lock);
 	if (ret)
 		return ret;
 	if (!wait_for_completion_timeout(&mc->rpc_done,
@@ -373,10 +373,10 @@ static int krc_mc_connect(void)
 	ret = krc_mc_rpc(mc, &req, &rep);
 	if (ret)
 		goto err;
-	spin_lock(&krc_mc.cur_lock);
+	spin_lock_bh(&krc_mc.cur_lock);
 	krc_mc.cur = mc;
 	krc_mc.geom = mc->geom;
-	spin_unlock(&krc_mc.cur_lock);
+	spin_unlock_bh(&krc_mc.cur_lock);
 	krc_mc.state = KRCORE_META_REGISTERED;
 	krc_mc.backoff_ms = 100;
 	krc_event(KRC_EV_META_CONNECTS);
@@ -396,10 +396,10 @@ static void krc_mc_retire(void)
 {
 	struct krc_mc_conn *mc;
 
-	spin_lock(&krc_mc.cur_lock);
+	spin_lock_bh(&krc_mc.cur_lock);
 	mc = krc_mc.cur;
 	krc_mc.cur = NULL;
-	spin_unlock(&krc_mc.cur_lock);
+	spin_unlock_bh(&krc_mc.cur_lock);
 	if (mc)
 		krc_mc_conn_destroy(mc);
 }
@@ -459,7 +459,7 @@ static int krc_mc_read(struct krc_mc_conn *mc, struct krc_kop *kop, u32 first,
 	wr.rkey = mc->desc.rkey;
 	kop->cqe.done = krc_mc_read_done;
 	refcount_inc(&kop->ref);
-	spin_lock(&mc->lock);
+	spin_lock_bh(&mc->lock);
 	if (mc->dead) {
 		ret = -EHOSTUNREACH;
 	} else {
@@ -468,7 +468,7 @@ static int krc_mc_read(struct krc_mc_conn *mc, struct krc_kop *kop, u32 first,
 		if (ret)
 			atomic_dec(&mc->outstanding);
 	}
-	spin_unlock(&mc->lock);
+	spin_unlock_bh(&mc->lock);
 	if (ret)
 		krc_kop_put(kop);
 	return ret;
@@ -520,9 +520,9 @@ int krc_meta_lookup(const u8 gid[16], struct krcore_card *card, u32 *reads)
 			/* The MetaServer does not answer: reconnect. */
 			pr_warn_ratelimited("krcore: MetaServer READ failed: %d\n",
 					    ret);
-			spin_lock(&mc->lock);
+			spin_lock_bh(&mc->lock);
 			mc->dead = true;
-			spin_unlock(&mc->lock);
+			spin_unlock_bh(&mc->lock);
 			krc_mc_schedule_reconnect();
 			ret = -EHOSTUNREACH;
 		}

@@ -21,6 +21,8 @@
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 
+#include <net/ipv6.h>
+
 #include "krcore.h"
 #include "meta_table.h"
 
@@ -36,6 +38,7 @@ struct krc_meta_member {
 	spinlock_t lock;		/* tx_free, dead */
 	bool dead;
 	u32 node_id;
+	u8 gid[16];			/* where its connection comes from */
 	struct list_head tx_free;
 	struct krc_msgbuf rx[KRC_META_RX];
 	struct krc_msgbuf tx[KRC_META_TX];
@@ -53,8 +56,9 @@ struct krc_meta_host {
 	struct ib_mr *mr;
 	u32 used;			/* cards in the table */
 	struct rdma_cm_id *listen;
-	spinlock_t members_lock;	/* members */
+	spinlock_t members_lock;	/* members, nmembers */
 	struct list_head members;
+	u32 nmembers;
 	struct krc_mt_desc desc;
 };
 
@@ -271,12 +275,21 @@ static void krc_member_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	u32 slot = 0;
 	int ret;
 
-	if (wc->status != IB_WC_SUCCESS)
+	/* A dead member's id may be gone already (krc_meta_host_stop). */
+	if (wc->status != IB_WC_SUCCESS || READ_ONCE(m->dead))
 		return;
 	krc_msgbuf_sync(m->id->qp, b);
 	ret = krc_msg_decode(b->buf, wc->byte_len, &msg);
 	if (ret) {
 		krc_event(KRC_EV_CTRL_RX_BAD);
+	} else if ((msg.type == KRC_MSG_META_REGISTER ||
+		    msg.type == KRC_MSG_META_DEREGISTER) &&
+		   memcmp(msg.card.gid, m->gid, 16)) {
+		/* A member speaks only for the address it connects from. */
+		krc_event(KRC_EV_META_REFUSED);
+		pr_warn_ratelimited("krcore: meta: node %u tried to change the card of %pI6, refused\n",
+				    m->node_id, msg.card.gid);
+		krc_member_reply(m, msg.req_id, EPERM, 0);
 	} else if (msg.type == KRC_MSG_META_REGISTER) {
 		ret = krc_meta_host_register(&msg.card, &slot);
 		krc_member_reply(m, msg.req_id, -ret, slot);
@@ -292,12 +305,9 @@ static void krc_member_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_unlock(&m->lock);
 }
 
-/* Free a member's QP, CQ and buffers, and the member (not its cm_id). */
-static void krc_member_free(struct krc_meta_member *m)
+/* Stop a member and destroy its QP (its cm_id stays). */
+static void krc_member_free_qp(struct krc_meta_member *m)
 {
-	struct ib_device *ibdev = krc_node.dev->ibdev;
-	int i;
-
 	spin_lock(&m->lock);
 	m->dead = true;
 	spin_unlock(&m->lock);
@@ -305,6 +315,14 @@ static void krc_member_free(struct krc_meta_member *m)
 		rdma_destroy_qp(m->id);
 		krc_obj_destroyed(KRC_OBJ_QP);
 	}
+}
+
+/* Free a member's CQ and buffers, and the member: its id is not used. */
+static void krc_member_free_rest(struct krc_meta_member *m)
+{
+	struct ib_device *ibdev = krc_node.dev->ibdev;
+	int i;
+
 	if (m->cq) {
 		ib_free_cq(m->cq);
 		krc_obj_destroyed(KRC_OBJ_CQ);
@@ -315,6 +333,33 @@ static void krc_member_free(struct krc_meta_member *m)
 		krc_msgbuf_free(ibdev, &m->tx[i]);
 	kfree(m);
 	krc_obj_destroyed(KRC_OBJ_META_MEMBER);
+}
+
+/* Free a member's QP, CQ and buffers, and the member (not its cm_id). */
+static void krc_member_free(struct krc_meta_member *m)
+{
+	krc_member_free_qp(m);
+	krc_member_free_rest(m);
+}
+
+/* The address a passive cm_id's connection comes from, as a GID. */
+static void krc_member_source(struct rdma_cm_id *id, u8 gid[16])
+{
+	struct sockaddr *sa = (struct sockaddr *)&id->route.addr.dst_addr;
+
+	memset(gid, 0, 16);
+	if (sa->sa_family == AF_INET)
+		ipv6_addr_set_v4mapped(((struct sockaddr_in *)sa)->sin_addr.s_addr,
+				       (struct in6_addr *)gid);
+	else if (sa->sa_family == AF_INET6)
+		memcpy(gid, &((struct sockaddr_in6 *)sa)->sin6_addr, 16);
+}
+
+static void krc_meta_members_dec(struct krc_meta_host *h)
+{
+	spin_lock(&h->members_lock);
+	h->nmembers--;
+	spin_unlock(&h->members_lock);
 }
 
 static int krc_member_accept(struct krc_meta_host *h, struct rdma_cm_id *id,
@@ -335,13 +380,26 @@ static int krc_member_accept(struct krc_meta_host *h, struct rdma_cm_id *id,
 		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
 		return ret ? ret : -EINVAL;
 	}
+	spin_lock(&h->members_lock);
+	ret = h->nmembers >= krc_param_meta_max_members ? -ENOSPC : 0;
+	if (!ret)
+		h->nmembers++;
+	spin_unlock(&h->members_lock);
+	if (ret) {
+		krc_event(KRC_EV_META_REFUSED);
+		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		return ret;
+	}
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
-	if (!m)
+	if (!m) {
+		krc_meta_members_dec(h);
 		return -ENOMEM;
+	}
 	krc_obj_created(KRC_OBJ_META_MEMBER);
 	m->host = h;
 	m->id = id;
 	m->node_id = hello.node_id;
+	krc_member_source(id, m->gid);
 	spin_lock_init(&m->lock);
 	INIT_LIST_HEAD(&m->tx_free);
 	id->context = m;
@@ -399,6 +457,7 @@ err:
 	pr_warn("krcore: meta: cannot accept node %u: %d\n", hello.node_id, ret);
 	id->context = h;
 	krc_member_free(m);
+	krc_meta_members_dec(h);
 	return ret;
 }
 
@@ -411,6 +470,7 @@ static bool krc_member_unlink(struct krc_meta_host *h,
 	spin_lock(&h->members_lock);
 	if (!list_empty(&m->node)) {
 		list_del_init(&m->node);
+		h->nmembers--;
 		owned = true;
 	}
 	spin_unlock(&h->members_lock);
@@ -529,16 +589,22 @@ void krc_meta_host_stop(struct krc_node *node)
 		spin_lock(&h->members_lock);
 		m = list_first_entry_or_null(&h->members,
 					     struct krc_meta_member, node);
-		if (m)
+		if (m) {
 			list_del_init(&m->node);
+			h->nmembers--;
+		}
 		spin_unlock(&h->members_lock);
 		if (!m)
 			break;
 		id = m->id;
 		rdma_disconnect(id);
-		krc_member_free(m);
-		/* Waits for a handler still running on the id. */
+		krc_member_free_qp(m);
+		/*
+		 * Waits for a handler still running on the id (it may look
+		 * at the member): only then does the member go.
+		 */
 		rdma_destroy_id(id);
+		krc_member_free_rest(m);
 	}
 	node->meta_host = NULL;
 	krc_meta_table_free(h);

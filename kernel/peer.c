@@ -175,6 +175,12 @@ struct krc_peer *krc_peer_get(const u8 gid[16], bool create)
 		spin_unlock(&krc_peers_lock);
 		if (!create)
 			return NULL;
+		/* Network input never grows the table without bound. */
+		if (READ_ONCE(krc_npeers) >= krc_param_max_peers &&
+		    memcmp(gid, krc_node.card.gid, 16)) {
+			krc_event(KRC_EV_PEERS_CAPPED);
+			return ERR_PTR(-ENOSPC);
+		}
 
 		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
 		if (!fresh)

@@ -5,6 +5,17 @@
  * do): random bytes, truncated messages, good headers with bad fields.
  *
  *   ud_garbage IBDEV GID_INDEX PEER_ADDR QPN QKEY COUNT
+ *
+ * Or well-formed messages that lie about who sends them:
+ *   ud_garbage IBDEV GID_INDEX PEER_ADDR QPN QKEY COUNT as ADDR UDQPN INC
+ *       REQ, GOODBYE and REP (guessed request ids) carrying the card of
+ *       the node at ADDR (its control QPN and incarnation)
+ *   ud_garbage ... COUNT self ADDR 0 INC
+ *       REQ and GOODBYE carrying a card of this node (ADDR) that names the
+ *       sending process's own UD QP: the source checks pass, the card does
+ *       not match what the MetaServer and the peer know
+ *   ud_garbage ... COUNT flood
+ *       REQs from COUNT different made-up nodes
  * Prints how many datagrams were sent; exit 0 if all were sent.
  */
 #include <arpa/inet.h>
@@ -66,6 +77,57 @@ static size_t make_msg(uint8_t *buf, unsigned int i, unsigned int *seed)
 	return len ? len : 1;
 }
 
+/* A well-formed message that lies (see the header). */
+static size_t make_lie(uint8_t *buf, unsigned int i, const char *kind,
+		       const uint8_t gid[16], uint32_t udqpn, uint64_t inc,
+		       uint32_t own_qpn, unsigned int *seed)
+{
+	static const uint8_t types[] = {
+		KRC_MSG_CONNECT_REQ, KRC_MSG_GOODBYE, KRC_MSG_CONNECT_REP,
+	};
+	struct krc_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.card.card_version = KRCORE_CARD_VERSION;
+	m.card.flags = KRCORE_CARD_F_ROCE_V2 | KRCORE_CARD_F_IPV4;
+	m.card.node_id = 7;
+	m.card.port_num = 1;
+	m.card.active_mtu = 3;
+	m.card.mac[0] = 0x52;
+	memcpy(m.card.gid, gid, 16);
+	m.card.ud_qpn = udqpn;
+	m.card.ud_qkey = 0xcb524331;
+	m.card.incarnation = inc;
+	m.qpn = 1000 + i;
+	m.psn = i;
+	m.peer_qpn = 2 + i % 1000;
+	m.req_id = i + 1;
+	if (!strcmp(kind, "as")) {
+		m.type = types[i % 3];
+	} else if (!strcmp(kind, "self")) {
+		m.type = types[i % 2];
+		m.card.ud_qpn = own_qpn;
+	} else {		/* flood: a made-up node each time */
+		m.type = KRC_MSG_CONNECT_REQ;
+		m.card.gid[10] = 0xff;
+		m.card.gid[11] = 0xff;
+		m.card.gid[12] = 10;
+		m.card.gid[13] = 99;
+		m.card.gid[14] = (uint8_t)(i >> 8);
+		m.card.gid[15] = (uint8_t)i;
+		m.card.ud_qpn = 2 + (uint32_t)rand_r(seed) % 1000;
+		m.card.incarnation = (uint64_t)rand_r(seed) + 1;
+	}
+	if (m.type != KRC_MSG_CONNECT_REQ && m.type != KRC_MSG_CONNECT_REP) {
+		m.qpn = 0;
+		m.psn = 0;
+	}
+	if (m.type != KRC_MSG_CONNECT_REP)
+		m.peer_qpn = 0;
+	krc_msg_encode(&m, buf);
+	return KRC_MSG_SIZE;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_device **list;
@@ -83,9 +145,20 @@ int main(int argc, char **argv)
 	uint8_t *buf, gid[16];
 	int n, gid_index;
 
-	if (argc != 7) {
-		fprintf(stderr, "usage: ud_garbage IBDEV GID_INDEX PEER_ADDR QPN QKEY COUNT\n");
+	const char *kind = argc > 7 ? argv[7] : NULL;
+	uint8_t vgid[16] = { 0 };
+	uint32_t vqpn = 0;
+	uint64_t vinc = 0;
+
+	if (argc != 7 && argc != 8 && argc != 11) {
+		fprintf(stderr, "usage: ud_garbage IBDEV GID_INDEX PEER_ADDR QPN QKEY COUNT [as|self ADDR UDQPN INC | flood]\n");
 		return 2;
+	}
+	if (argc == 11) {
+		if (krc_gid_parse(argv[8], vgid))
+			return 2;
+		vqpn = (uint32_t)strtoul(argv[9], NULL, 0);
+		vinc = strtoull(argv[10], NULL, 16);
 	}
 	gid_index = atoi(argv[2]);
 	if (krc_gid_parse(argv[3], gid)) {
@@ -147,7 +220,9 @@ int main(int argc, char **argv)
 		};
 		struct ibv_send_wr wr = {}, *bad;
 
-		sge.length = (uint32_t)make_msg(buf, i, &seed);
+		sge.length = (uint32_t)(kind ? make_lie(buf, i, kind, vgid, vqpn,
+							vinc, qp->qp_num, &seed) :
+					 make_msg(buf, i, &seed));
 		wr.sg_list = &sge;
 		wr.num_sge = 1;
 		wr.opcode = IBV_WR_SEND;
@@ -163,6 +238,7 @@ int main(int argc, char **argv)
 			break;
 		sent++;
 	}
-	printf("ud_garbage: sent %u of %u malformed datagrams\n", sent, count);
+	printf("ud_garbage: sent %u of %u %s datagrams\n", sent, count,
+	       kind ? "lying" : "malformed");
 	return sent == count ? 0 : 1;
 }

@@ -1,0 +1,120 @@
+#!/bin/sh
+# nodes: 3
+# timeout: 400
+# Control-plane trust (issue 7): node0 is the MetaServer, node1 the
+# target, and a process of node2 with user-space verbs the liar.
+#   A. half-open connections are capped: with max_half_open_per_peer=0
+#      node1 refuses node2's handshake (NAK EBUSY), counted;
+#   B. node2's process sends node1 REQs, GOODBYEs and REPs (guessed
+#      request ids) that carry node0's card: dropped as spoofed (they do
+#      not come from the QP their card names);
+#   C. it sends REQs and GOODBYEs carrying a card of node2 that names its
+#      own QP: the source checks pass, but the card is not the one the
+#      MetaServer holds (REQ: unverified) nor the one node1 knows
+#      (GOODBYE: ignored);
+#   D. a flood of REQs from 200 made-up nodes: dropped, no peer created;
+#   then node1's cached cards are unchanged and its pooled connections to
+#   node0 and node2 still carry traffic;
+#   E. the MetaServer caps its members: with meta_max_members=1, node2
+#      reloading is refused.
+. "$KRC_REPO/tests/cluster/lib.sh"
+N0=$(node_ip 0)
+N1=$(node_ip 1)
+N2=$(node_ip 2)
+card_field() {
+	krctl lookup "$1" | sed -n "s/^ *$2=//p" | head -n 1
+}
+
+if [ "$KRC_NODE" = 0 ]; then
+	check "MetaServer loads" 'krc_load meta_host=1 pool_size=1'
+	barrier up
+else
+	barrier up
+	check "member loads" "krc_load meta_server=$N0 pool_size=1"
+fi
+barrier loaded
+
+# A
+[ "$KRC_NODE" = 1 ] && param max_half_open_per_peer 0
+barrier a_ready
+if [ "$KRC_NODE" = 2 ]; then
+	out=$(krctl connect "$N1" 2>&1)
+	echo "$out"
+	check "A: node1 refused the handshake (half-open cap)" '! echo "$out" | grep -q "path="'
+fi
+barrier a_done
+if [ "$KRC_NODE" = 1 ]; then
+	check "A: refusal counted" 'ge "$(counter hs_refused_cap)" 1'
+	param max_half_open_per_peer 8
+	check "A: connects to node0 and node2" \
+		'krctl probe "$N0" >/dev/null && krctl probe "$N2" >/dev/null'
+	put qpn1 "$(card_field "$N1" ud_qpn)"
+	put qkey1 "$(card_field "$N1" ud_qkey)"
+	put inc0 "$(card_field "$N0" incarnation)"
+	put qpn0 "$(card_field "$N0" ud_qpn)"
+	put inc2 "$(card_field "$N2" incarnation)"
+	before0="$(card_field "$N0" ud_qpn) $(card_field "$N0" incarnation)"
+	before2="$(card_field "$N2" ud_qpn) $(card_field "$N2" incarnation)"
+	peers=$(krctl status | sed -n 's/.*peers \([0-9]*\),.*/\1/p')
+	rx0=$(counter ctrl_rx)
+	sp0=$(counter ctrl_rx_spoofed)
+	un0=$(counter hs_unverified)
+	st0=$(counter hs_stray)
+fi
+barrier connected
+
+if [ "$KRC_NODE" = 2 ]; then
+	gidx=$(krctl status | sed -n 's/.*rxe0\/1: .* gid\[\([0-9]*\)\].*/\1/p')
+	Q=$(get qpn1 1)
+	K=$(get qkey1 1)
+	G="$KRC_TBIN/ud_garbage rxe0 $gidx $N1 $Q $K"
+	check "B: 30 messages with node0's card sent" \
+		"$G 30 as $N0 $(get qpn0 1) $(get inc0 1) | grep -q 'sent 30 of 30'"
+	check "C: 20 messages with a card of node2 naming a process's QP sent" \
+		"$G 20 self $N2 0 $(get inc2 1) | grep -q 'sent 20 of 20'"
+	check "D: 200 REQs from made-up nodes sent" \
+		"$G 200 flood | grep -q 'sent 200 of 200'"
+fi
+barrier attacked
+
+if [ "$KRC_NODE" = 1 ]; then
+	sleep 3
+	rx=$(($(counter ctrl_rx) - rx0))
+	sp=$(($(counter ctrl_rx_spoofed) - sp0))
+	un=$(($(counter hs_unverified) - un0))
+	st=$(($(counter hs_stray) - st0))
+	log "received $rx: spoofed $sp, unverified $un, stray $st"
+	check "B: the 30 messages with node0's card dropped as spoofed" 'ge "$sp" 30'
+	check "C: 10 REQs with an unverified card dropped" 'eq "$un" 10'
+	check "C: 10 GOODBYEs from a QP node1 does not know ignored" 'ge "$st" 10'
+	check "B-D: every message received was dropped (a UD flood may lose some)" \
+		'eq "$rx" $((sp + un + st))'
+	check "no peer created by the flood" \
+		'eq "$(krctl status | sed -n "s/.*peers \([0-9]*\),.*/\1/p")" "$peers"'
+	check "node0's cached card unchanged" \
+		'[ "$(card_field "$N0" ud_qpn) $(card_field "$N0" incarnation)" = "$before0" ]'
+	check "node2's cached card unchanged" \
+		'[ "$(card_field "$N2" ud_qpn) $(card_field "$N2" incarnation)" = "$before2" ]'
+	check "the pooled connection to node0 still works" \
+		'krctl probe "$N0" | grep -q "path=pooled"'
+	check "the pooled connection to node2 still works" \
+		'krctl probe "$N2" | grep -q "path=pooled"'
+fi
+barrier checked
+
+# E
+[ "$KRC_NODE" = 0 ] && param meta_max_members 1
+barrier e_ready
+if [ "$KRC_NODE" = 2 ]; then
+	check "E: node2 reloads" "krc_unload && krc_load meta_server=$N0 pool_size=1"
+	check "E: ... and is not registered" \
+		'sleep 3; ! krctl status | grep -q "metaserver: registered"'
+fi
+barrier e_done
+if [ "$KRC_NODE" = 0 ]; then
+	check "E: the member beyond the cap refused" 'ge "$(counter meta_refused)" 1'
+fi
+barrier end
+check "module unloads" krc_unload
+check "kernel log clean" dmesg_clean
+finish
