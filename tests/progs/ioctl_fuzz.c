@@ -34,11 +34,15 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
+#ifndef fallthrough
+#define fallthrough __attribute__((__fallthrough__))
+#endif
+
 #include "libkrcore.h"
 
 #define MAXVQ		4
 #define MAXMR		8
-#define BUFSZ		(1u << 20)
+#define BUFSZ		(1024u * 1024u)
 #define NERR		140
 
 enum op {
@@ -212,7 +216,8 @@ static void unmap_rings(struct vqs *v)
 		munmap(v->ring, v->ring_size);
 	if (v->rring)
 		munmap(v->rring, v->rring_size);
-	v->ring = v->rring = NULL;
+	v->ring = NULL;
+	v->rring = NULL;
 }
 
 static void do_close(void)
@@ -344,7 +349,7 @@ static void gen_wr(struct krcore_wr *w)
 			w->rkey = m->rkey;
 			break;
 		}
-		/* fall through */
+		fallthrough;
 	default:
 		w->remote_addr = any_u64();
 		w->rkey = any_u32();
@@ -455,8 +460,8 @@ static void do_scribble(void)
 static void do_pop(void)
 {
 	struct vqs *v = &vq[pick(MAXVQ)];
-	volatile struct krcore_ring *r = v->ring;
-	volatile struct krcore_recv_ring *rr = v->rring;
+	struct krcore_ring *r = v->ring;
+	struct krcore_recv_ring *rr = v->rring;
 	uint32_t p;
 
 	if (r) {
@@ -691,7 +696,7 @@ static int reap_all(pid_t *pids, int n)
 		end = now_ms() + 60000;
 		while (waitpid(pids[i], NULL, WNOHANG) == 0) {
 			if (now_ms() > end) {
-				fprintf(stderr, "ioctl_fuzz: FAIL: worker %d not reaped 60 s after SIGKILL (stuck in the kernel)\n",
+				fprintf(stderr, "ioctl_fuzz: FAIL: worker %d stuck: not reaped 60 s after SIGKILL\n",
 					pids[i]);
 				stuck++;
 				break;
@@ -719,7 +724,7 @@ static void print_stats(void)
 	}
 }
 
-static int run(int secs, uint64_t seed, int workers)
+static int fuzz_run(int secs, uint64_t seed, int workers)
 {
 	pid_t pids[32];
 	uint64_t end = now_ms() + (uint64_t)secs * 1000;
@@ -761,7 +766,7 @@ static int run(int secs, uint64_t seed, int workers)
 }
 
 /* The well-behaved process: WRITE, READ back, compare, for SECONDS. */
-static int good(const char *peer, const char *info, int secs)
+static int well_behaved(const char *peer, const char *info, int secs)
 {
 	struct krcore_qconnect qc;
 	struct krc_vq *v;
@@ -823,11 +828,11 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (argc >= 7 && !strcmp(argv[1], "run")) {
 		setup(argv[4], argv[5], argv[6]);
-		return run(atoi(argv[2]), strtoull(argv[3], NULL, 0),
+		return fuzz_run(atoi(argv[2]), strtoull(argv[3], NULL, 0),
 			   argc > 7 ? atoi(argv[7]) : 4);
 	}
 	if (argc == 5 && !strcmp(argv[1], "good"))
-		return good(argv[2], argv[3], atoi(argv[4]));
+		return well_behaved(argv[2], argv[3], atoi(argv[4]));
 	fprintf(stderr, "usage: ioctl_fuzz run SECONDS SEED SELF PEER INFO [WORKERS]\n"
 		"       ioctl_fuzz good PEER INFO SECONDS\n");
 	return 2;

@@ -151,7 +151,8 @@ int main(int argc, char **argv)
 	uint64_t vinc = 0;
 
 	if (argc != 7 && argc != 8 && argc != 11) {
-		fprintf(stderr, "usage: ud_garbage IBDEV GID_INDEX PEER_ADDR QPN QKEY COUNT [as|self ADDR UDQPN INC | flood]\n");
+		fprintf(stderr, "usage: ud_garbage IBDEV GID_INDEX PEER_ADDR QPN QKEY COUNT\n"
+			"         [as|self ADDR UDQPN INC | flood]\n");
 		return 2;
 	}
 	if (argc == 11) {
