@@ -389,6 +389,7 @@ extern int krc_fault_ctrl_drop_type;
 extern int krc_fault_goodbye_off;
 extern int krc_fault_hs_bad_incarnation;
 extern int krc_fault_ctrl_reset;
+extern int krc_fault_meta_foreign_card;
 
 extern u64 krc_incarnation;
 extern struct workqueue_struct *krc_wq;

@@ -124,6 +124,10 @@ uint krc_param_meta_max_members = 131072;
 module_param_named(meta_max_members, krc_param_meta_max_members, uint, 0644);
 MODULE_PARM_DESC(meta_max_members, "MetaServer host: members (rdma_cm connections) at most");
 
+int krc_fault_meta_foreign_card;
+module_param_named(fault_meta_foreign_card, krc_fault_meta_foreign_card, int, 0644);
+MODULE_PARM_DESC(fault_meta_foreign_card, "Fault injection: register with the MetaServer a card of another address");
+
 uint krc_param_max_vqs = 65536;
 module_param_named(max_vqs, krc_param_max_vqs, uint, 0644);
 MODULE_PARM_DESC(max_vqs, "Open VQs of the node at most (EMFILE beyond)");

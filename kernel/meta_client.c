@@ -313,6 +313,9 @@ static int krc_mc_rpc(struct krc_mc_conn *mc, struct krc_msg *req,
 
 	req->req_id = ++krc_mc.rpc_seq;
 	req->card = krc_node.card;
+	/* Fault injection: speak for another address (the host refuses). */
+	if (READ_ONCE(krc_fault_meta_foreign_card))
+		req->card.gid[15] ^= 0x40;
 	reinit_completion(&mc->rpc_done);
 	WRITE_ONCE(mc->rpc_id, req->req_id);
 	spin_lock_bh(&mc->lock);

@@ -15,7 +15,8 @@
 #   D. a flood of REQs from 200 made-up nodes: dropped, no peer created;
 #   then node1's cached cards are unchanged and its pooled connections to
 #   node0 and node2 still carry traffic;
-#   E. the MetaServer caps its members: with meta_max_members=1, node2
+#   E. a member that registers a card of another address is refused;
+#      the MetaServer caps its members: with meta_max_members=1, node2
 #      reloading is refused.
 . "$KRC_REPO/tests/cluster/lib.sh"
 N0=$(node_ip 0)
@@ -103,7 +104,20 @@ fi
 barrier checked
 
 # E
-[ "$KRC_NODE" = 0 ] && param meta_max_members 1
+if [ "$KRC_NODE" = 1 ]; then
+	check "E: node1 reloads and registers a card of another address" \
+		"krc_unload && krc_load meta_server=$N0 pool_size=1 fault_meta_foreign_card=1"
+	check "E: ... refused: not registered" \
+		'sleep 3; ! krctl status | grep -q "metaserver: registered"'
+fi
+barrier e_foreign
+if [ "$KRC_NODE" = 0 ]; then
+	check "E: the foreign card was refused" 'ge "$(counter meta_refused)" 1'
+	foreign="${N1%.*}.$((${N1##*.} ^ 64))"
+	check "E: ... and is not in the table" '! krctl lookup "$foreign" -f >/dev/null 2>&1'
+	param meta_max_members 1
+	refused=$(counter meta_refused)
+fi
 barrier e_ready
 if [ "$KRC_NODE" = 2 ]; then
 	check "E: node2 reloads" "krc_unload && krc_load meta_server=$N0 pool_size=1"
@@ -112,7 +126,8 @@ if [ "$KRC_NODE" = 2 ]; then
 fi
 barrier e_done
 if [ "$KRC_NODE" = 0 ]; then
-	check "E: the member beyond the cap refused" 'ge "$(counter meta_refused)" 1'
+	check "E: the member beyond the cap refused" \
+		'ge "$(counter meta_refused)" $((refused + 1))'
 fi
 barrier end
 check "module unloads" krc_unload
