@@ -16,6 +16,7 @@
  * longer than wr_timeout_ms (some transports, rxe among them, never time
  * out a request to a peer that vanished).
  */
+#include <linux/delay.h>
 #include <linux/slab.h>
 
 #include "krcore.h"
@@ -117,25 +118,28 @@ static bool krc_slot_mr_dying(const struct krc_slot *s)
 }
 
 /*
- * The target failed too (two connections of a peer failing within
- * milliseconds, the peer's end failing first): another one, at most
- * KRC_RETARGETS times per recovery.
+ * The target failed too (connections of a peer failing one after the
+ * other, the peer's end failing first): another one, for as long as a
+ * connect may take (connect_timeout_ms) and at most KRC_RETARGETS times.
  */
-#define KRC_RETARGETS	3
+#define KRC_RETARGETS	64
 
 static struct krc_conn *krc_retarget(struct krc_peer *peer,
-				     struct krc_conn *old, int *tries)
+				     struct krc_conn *old, int *tries,
+				     unsigned long deadline)
 {
 	krc_conn_put(old);
-	if ((*tries)++ >= KRC_RETARGETS)
+	if ((*tries)++ >= KRC_RETARGETS || time_after(jiffies, deadline))
 		return NULL;
 	krc_event(KRC_EV_RECOVERY_RETARGETS);
+	if (*tries > 1)
+		msleep(20);	/* let the failures of the others settle */
 	return krc_recover_target(peer);
 }
 
 static void krc_recover_entry(struct krc_sq_ent *e, struct krc_vq *culprit,
 			      struct krc_peer *peer, struct krc_conn **target,
-			      int *tries)
+			      int *tries, unsigned long deadline)
 {
 	struct krc_vq *vq = e->vq;
 	u8 opcode = vq->slots[e->slot].wr.opcode;
@@ -157,7 +161,7 @@ static void krc_recover_entry(struct krc_sq_ent *e, struct krc_vq *culprit,
 			krc_event(KRC_EV_WR_REPOSTED);
 			return;
 		}
-		*target = krc_retarget(peer, *target, tries);
+		*target = krc_retarget(peer, *target, tries, deadline);
 	}
 	krc_dp_complete(e, KRCORE_WC_UNREACHABLE, 0);
 }
@@ -170,6 +174,8 @@ void krc_recover_work(struct work_struct *work)
 	struct krc_conn *target;
 	struct krc_vq *vq;
 	unsigned long flags;
+	unsigned long deadline = jiffies +
+				 msecs_to_jiffies(krc_param_connect_timeout_ms);
 	int tries = 0;
 	u32 i, left;
 
@@ -196,13 +202,17 @@ void krc_recover_work(struct work_struct *work)
 
 	/* 2. Somewhere to go. */
 	target = krc_recover_target(peer);
+	while (!target && peer && !READ_ONCE(peer->dead) &&
+	       READ_ONCE(krc_node.up) && tries < KRC_RETARGETS &&
+	       time_before(jiffies, deadline))
+		target = krc_retarget(peer, NULL, &tries, deadline);
 
 	/* 3. Re-post (or fail) what was outstanding, in order, then move
 	 * the VQs: their new requests come after the re-posted ones.
 	 */
 	for (i = 0; i < conn->nrec; i++)
 		krc_recover_entry(&conn->rec[i], conn->culprit, peer, &target,
-				  &tries);
+				  &tries, deadline);
 	conn->nrec = 0;
 
 	/*
@@ -228,7 +238,8 @@ void krc_recover_work(struct work_struct *work)
 			vq->conn = NULL;
 			/* The target may have failed too: another. */
 			while (target && !krc_vq_attach(vq, target))
-				target = krc_retarget(peer, target, &tries);
+				target = krc_retarget(peer, target, &tries,
+						      deadline);
 			if (!target)
 				krc_event(KRC_EV_VQ_DISCONNECTED);
 			/* The kernel's count; the ring shows a copy. */

@@ -63,6 +63,7 @@ check "every VQ closed after the churn" \
 param wr_timeout_ms 60000
 param mr_drain_ms 1000
 param hs_retries 2
+param connect_timeout_ms 3000
 "$H" drain "$META" "$INFO" "$D" >"$KRC_RUN/drain.out" 2>&1 &
 dpid=$!
 wait_for 60 "[ -e \"$D/drain.ready\" ]"
