@@ -40,7 +40,7 @@ if [ "$KRC_NODE" = 1 ]; then
 	check "the well-behaved process verified every request beside it" "wait $goodpid"
 	cat "$KRC_RUN/good.out"
 fi
-krctl counters | grep -E "recover|throttl|breaks|rejected|ioctl_errors|foreign|posted"
+krctl counters | grep -E "recover|retarget|throttl|breaks|rejected|ioctl_errors|foreign|posted|disconnected"
 barrier fuzzed 600
 touch "$INFO.stop"
 wait $srv
