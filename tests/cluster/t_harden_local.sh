@@ -38,6 +38,30 @@ param max_vqs_per_proc 8192
 check "poll and epoll (level and edge triggered) on a VQ (issue 8)" \
 	'"$KRC_TBIN/vq_poll" "$SELF" 5200'
 
+# VQ memory is charged to the opener's memory cgroup (cgroup v2).
+M=$KRC_RUN/memcg
+CG=/sys/fs/cgroup
+mkdir -p "$M"
+if mount -t cgroup2 none $CG 2>/dev/null || [ -e $CG/cgroup.controllers ]; then
+	echo +memory >$CG/cgroup.subtree_control
+	mkdir -p $CG/krc
+	sh -c "echo \$\$ >$CG/krc/cgroup.procs && exec \"$H\" memcg \"$SELF\" 200 \"$M\"" \
+		>"$KRC_RUN/memcg.out" 2>&1 &
+	mpid=$!
+	sleep 1
+	base=$(cat $CG/krc/memory.current)
+	touch "$M/memcg.go"
+	wait_for 60 "[ -e \"$M/memcg.opened\" ]"
+	used=$(($(cat $CG/krc/memory.current) - base))
+	log "200 connected VQs: $used bytes charged to their cgroup"
+	touch "$M/memcg.done"
+	check "200 connected VQs" "wait $mpid"
+	check "their kernel memory (>= 16 KiB each) is charged to their cgroup" \
+		'ge "$used" $((200 * 16384))'
+else
+	fail "no cgroup v2 in this node"
+fi
+
 D=$KRC_RUN/devgone
 mkdir -p "$D"
 "$H" devgone "$SELF" "$D" >"$KRC_RUN/devgone.out" 2>&1 &

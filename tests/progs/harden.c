@@ -33,6 +33,8 @@
  *   harden probe PEER DIR          probe a peer that vanished: ETIMEDOUT
  *   harden breakers PEER INFO N    N processes post a bad-rkey WRITE, FAA
  *                                  or CAS at the same moment
+ *   harden memcg SELF N DIR        N connected VQs held open (their kernel
+ *                                  memory is charged to the caller's cgroup)
  *   harden churn ADDR INFO SECS    VQs connect and close in a loop while
  *                                  another process breaks the connection
  */
@@ -1068,6 +1070,37 @@ static int do_breakers(const char *peer, const char *info, int n)
 	return failures ? 1 : 0;
 }
 
+/*
+ * memcg: N VQs connected to this node, then wait: their kernel memory
+ * (structures, slots, rings) is charged to this process's memory cgroup,
+ * which the test reads while they are open.
+ */
+static int do_memcg(const char *self, int n, const char *dir)
+{
+	struct krc_vq **vqs = calloc((size_t)n, sizeof(*vqs));
+	int i, ok = 0;
+
+	if (!vqs)
+		return 2;
+	wait_file(dir, "memcg.go", 60);
+	for (i = 0; i < n; i++) {
+		struct krcore_qconnect qc;
+
+		if (krc_vq_open(&vqs[i]))
+			break;
+		if (krc_qconnect(vqs[i], self, 0, &qc))
+			break;
+		ok++;
+	}
+	printf("harden: %d VQs connected\n", ok);
+	touch(dir, "memcg.opened");
+	wait_file(dir, "memcg.done", 120);
+	for (i = 0; i < n; i++)
+		if (vqs[i])
+			krc_vq_close(vqs[i]);
+	return ok == n ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -1099,6 +1132,8 @@ int main(int argc, char **argv)
 		return do_probe(argv[2], argv[3]);
 	if (!strcmp(m, "breakers") && argc == 5)
 		return do_breakers(argv[2], argv[3], atoi(argv[4]));
+	if (!strcmp(m, "memcg") && argc == 5)
+		return do_memcg(argv[2], atoi(argv[3]), argv[4]);
 	if (!strcmp(m, "churn") && argc == 5)
 		return do_churn(argv[2], argv[3], atoi(argv[4]));
 	fprintf(stderr, "usage: see the header of harden.c\n");
