@@ -105,7 +105,12 @@ struct krcore_port_info {
  * Errors: EISCONN (VQ already connected), ENXIO (node unknown to the
  * MetaServer), EHOSTUNREACH (no card cached and MetaServer unreachable),
  * ETIMEDOUT (peer did not answer the handshake), ESTALE (peer keeps
- * rejecting its card), ENODEV (no usable RDMA port), EINVAL (bad GID).
+ * rejecting its card), EBUSY (the peer refused: too many half-open
+ * connections), ENOSPC (too many peers known), ECONNRESET (the connections
+ * picked kept failing before the VQ could join one), EINTR (a signal),
+ * ENODEV (no usable RDMA port, or the device of this VQ went away),
+ * EINVAL (bad GID, flags not 0, port above 65535), EPERM (a kernel
+ * thread), EFAULT, ENOMEM. @timeout_ms is capped at 60000.
  */
 enum krcore_path {
 	KRCORE_PATH_POOLED	= 1 << 0,
@@ -485,6 +490,21 @@ struct krcore_ring {
 	__u64 reserved[4];
 };
 
+/*
+ * KRCORE_IOC_QWAIT returns 0 when a ring has entries, -1 with ETIMEDOUT
+ * when @timeout_ms passed with both empty, ENOTCONN when the VQ has no
+ * ring (not connected, no bound port) or lost its connection, ENODEV when
+ * its device went away, EINTR on a signal. @available and @messages are
+ * written back in every case but EFAULT.
+ *
+ * A VQ belongs to the address space that opened it: a forked child (or any
+ * other process) using an inherited descriptor gets EACCES from
+ * KRCORE_IOC_QPUSH, _REG_MR and _DEREG_MR. A VQ whose own request failed
+ * at the peer (a remote access error) stays usable: that request completes
+ * with its status, its later outstanding ones with KRCORE_WC_FLUSHED, and
+ * new requests are accepted (unless the process is throttled, EBUSY). A
+ * READ's completion has @byte_len = the bytes it read.
+ */
 struct krcore_qwait {
 	__u32 timeout_ms;	/* in: 0 = do not sleep */
 	__u32 available;	/* out: entries in the completion ring */
