@@ -173,9 +173,7 @@ void krc_recover_work(struct work_struct *work)
 	struct krc_peer *peer = conn->peer;
 	struct krc_conn *target;
 	struct krc_vq *vq;
-	unsigned long flags;
-	unsigned long deadline = jiffies +
-				 msecs_to_jiffies(krc_param_connect_timeout_ms);
+	unsigned long flags, deadline;
 	int tries = 0;
 	u32 i, left;
 
@@ -185,11 +183,24 @@ void krc_recover_work(struct work_struct *work)
 		krc_conn_put(conn);
 	krc_conn_set_error(conn);
 	krc_conn_force_error(conn);
-	wait_event_timeout(conn->drain_wq,
-			   READ_ONCE(conn->sq_head) == READ_ONCE(conn->sq_tail),
-			   msecs_to_jiffies(5000));
-	/* No DMA once the QP is destroyed: then the rest is ours too. */
-	krc_conn_kill(conn);
+	if (wait_event_timeout(conn->drain_wq,
+			       READ_ONCE(conn->sq_head) == READ_ONCE(conn->sq_tail),
+			       msecs_to_jiffies(5000))) {
+		/*
+		 * Everything flushed: no request of it can DMA any more.
+		 * The QP goes with the last reference, off this path (a
+		 * driver may take long to destroy a QP: rxe waits for its
+		 * packets in flight).
+		 */
+		spin_lock_irqsave(&conn->lock, flags);
+		conn->dead = true;
+		spin_unlock_irqrestore(&conn->lock, flags);
+	} else {
+		/* No DMA once the QP is destroyed: then the rest is ours. */
+		krc_conn_kill(conn);
+	}
+	/* The time to find a new connection starts now. */
+	deadline = jiffies + msecs_to_jiffies(krc_param_connect_timeout_ms);
 	spin_lock_irqsave(&conn->lock, flags);
 	left = conn->sq_tail - conn->sq_head;
 	for (i = 0; i < left; i++) {
@@ -235,13 +246,17 @@ void krc_recover_work(struct work_struct *work)
 			list_del_init(&vq->conn_node);
 			spin_unlock_irqrestore(&conn->lock, flags);
 			atomic_dec(&conn->nvqs);
-			vq->conn = NULL;
-			/* The target may have failed too: another. */
+			/*
+			 * vq->conn stays @conn until the VQ has a new one:
+			 * QWAIT and poll read it without the VQ's lock.
+			 */
 			while (target && !krc_vq_attach(vq, target))
 				target = krc_retarget(peer, target, &tries,
 						      deadline);
-			if (!target)
+			if (!target) {
+				WRITE_ONCE(vq->conn, NULL);
 				krc_event(KRC_EV_VQ_DISCONNECTED);
+			}
 			/* The kernel's count; the ring shows a copy. */
 			vq->recoveries++;
 			if (vq->ring)

@@ -99,7 +99,7 @@ bool krc_vq_attach(struct krc_vq *vq, struct krc_conn *conn)
 		kref_get(&conn->ref);
 		atomic_inc(&conn->nvqs);
 		list_add(&vq->conn_node, &conn->vqs);
-		vq->conn = conn;
+		WRITE_ONCE(vq->conn, conn);
 	}
 	spin_unlock_irqrestore(&conn->lock, flags);
 	return ok;
