@@ -19,7 +19,8 @@ ALL_CFLAGS = -std=gnu11 -fPIC $(WARN) $(CFLAGS) $(CPPFLAGS) -MMD -MP
 LIB_VERSION := 0.1.0
 LIB_SONAME  := libkrcore.so.0
 
-COMMON_SRCS := common/card.c common/hash.c common/meta_table.c common/proto.c common/wr_check.c
+COMMON_SRCS := common/card.c common/dgram.c common/hash.c common/meta_table.c common/proto.c \
+	       common/wr_check.c
 LIB_SRCS    := lib/vq.c lib/query.c lib/connect.c lib/dataplane.c $(COMMON_SRCS)
 LIB_OBJS    := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOLS       := $(BUILD)/bin/krctl
@@ -79,7 +80,7 @@ FUZZ_CC     ?= clang
 FUZZ_FLAGS  := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -fno-sanitize-recover=undefined -Iinclude -Iinclude/uapi -Icommon \
 	       -Itests/include -D_GNU_SOURCE
-FUZZ_COMMON := common/card.c common/proto.c common/wr_check.c
+FUZZ_COMMON := common/card.c common/dgram.c common/proto.c common/wr_check.c
 FUZZ_BINS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 fuzz: $(FUZZ_BINS)
