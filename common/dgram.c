@@ -119,12 +119,16 @@ int krc_dg_decode(const u8 *buf, size_t len, struct krc_dg_hdr *h)
 		return -EBADMSG;
 	switch (h->type) {
 	case KRC_DG_REQ:
-		if (h->flags & KRC_DG_F_STALE || !krc_dg_req_ok(h, payload))
+		if (h->flags & (KRC_DG_F_STALE | KRC_DG_F_NAK) ||
+		    !krc_dg_req_ok(h, payload))
 			return -EBADMSG;
 		return 0;
 	case KRC_DG_REP:
 		if (h->len != payload || h->len > KRC_DG_MAX_PAYLOAD ||
 		    !krc_dg_status_ok(h->status))
+			return -EBADMSG;
+		if (h->flags & KRC_DG_F_NAK &&
+		    (h->len || h->status || h->flags != KRC_DG_F_NAK))
 			return -EBADMSG;
 		return 0;
 	default:
@@ -147,7 +151,7 @@ enum krc_dg_seq_class krc_dg_seq_classify(u32 expected, u32 seq)
 
 u32 krc_dg_nsegs(u8 opcode, u64 len, u32 seg)
 {
-	if (!seg)
+	if (!seg || len > KRCORE_MAX_MSG)
 		return 0;
 	switch (opcode) {
 	case KRCORE_WR_READ:

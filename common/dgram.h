@@ -17,7 +17,9 @@
  *
  * A request longer than one datagram's payload is cut into segments, each
  * a READ or WRITE of its own part (only the last carries a WRITE_IMM's
- * immediate); the VQ sees one completion.
+ * immediate), or a part of a SEND that the responder puts together (its
+ * remote_addr is the part's offset in the message); the VQ sees one
+ * completion.
  *
  * Wire form (little-endian), a 72-byte header then the payload:
  *   0  u32 magic (KRC_DG_MAGIC)   4 u8 version   5 u8 type (REQ, REP)
@@ -55,7 +57,12 @@ enum krc_dg_type {
 enum krc_dg_flags {
 	KRC_DG_F_LAST	= 1 << 0,	/* the last segment of a request */
 	KRC_DG_F_STALE	= 1 << 1,	/* REP: dst_incarnation is not mine */
-	KRC_DG_F_ALL	= KRC_DG_F_LAST | KRC_DG_F_STALE,
+	/*
+	 * REP: a datagram came ahead of @seq, the one I expect next: send
+	 * again from there (before the timeout). No payload, status 0.
+	 */
+	KRC_DG_F_NAK	= 1 << 2,
+	KRC_DG_F_ALL	= KRC_DG_F_LAST | KRC_DG_F_STALE | KRC_DG_F_NAK,
 };
 
 struct krc_dg_hdr {
@@ -107,8 +114,10 @@ enum krc_dg_seq_class {
 enum krc_dg_seq_class krc_dg_seq_classify(u32 expected, u32 seq);
 
 /*
- * Segments: how many datagrams a request of @len bytes takes with @seg
- * bytes of payload each (READ and WRITE; other opcodes take one).
+ * Segments: how many datagrams a request of @len bytes (at most
+ * KRCORE_MAX_MSG) takes with @seg bytes of payload each: READ, WRITE,
+ * WRITE_IMM and SENDs are cut, atomics take one; 0 if @seg is 0 or
+ * @len is beyond KRCORE_MAX_MSG.
  */
 u32 krc_dg_nsegs(u8 opcode, u64 len, u32 seg);
 

@@ -86,7 +86,10 @@ static void krc_kop_complete(struct krc_kop *kop, struct ib_wc *wc)
 {
 	kop->status = wc->status;
 	kop->byte_len = wc->byte_len;
-	complete(&kop->done);
+	if (kop->done_fn)
+		kop->done_fn(kop);
+	else
+		complete(&kop->done);
 	krc_kop_put(kop);
 }
 

@@ -13,9 +13,12 @@
 #include <net/ipv6.h>
 
 #include "krcore.h"
+#include "dgram.h"
 
-#define KRC_CTRL_RX	64
+#define KRC_CTRL_RX	256
 #define KRC_CTRL_TX	64
+/* Send queue room for the datagram transport (dgram.c). */
+#define KRC_CTRL_DG_TX	256
 #define KRC_GRH_LEN	40
 /*
  * A receive buffer takes any datagram the port can carry (GRH + 4096):
@@ -37,6 +40,8 @@ struct krc_ctrl {
 	struct work_struct recover_work;
 	u32 port_num;
 	atomic_t rx_posted;
+	atomic_t dg_busy;		/* datagrams of dgram.c posted */
+	spinlock_t dg_lock;		/* posting them (any context) */
 	wait_queue_head_t wq;		/* tx_busy and rx_posted going down */
 	/* ctx of every buffer is the ctrl; priv of a tx buffer is its AH */
 	struct krc_msgbuf rx[KRC_CTRL_RX];
@@ -132,6 +137,18 @@ static void krc_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	krc_msgbuf_sync(ctrl->qp, b);
 	krc_event(KRC_EV_CTRL_RX);
+	/* The datagram transport of VQs shares the QP (dgram.c). */
+	if (wc->byte_len >= KRC_GRH_LEN + 4 &&
+	    krc_get_le32((u8 *)b->buf + KRC_GRH_LEN) == KRC_DG_MAGIC) {
+		u8 gid[16];
+
+		if (krc_ctrl_source(wc, b->buf, gid))
+			krc_dg_recv(gid, wc->src_qp, (u8 *)b->buf + KRC_GRH_LEN,
+				    wc->byte_len - KRC_GRH_LEN);
+		else
+			krc_event(KRC_EV_DG_RX_SPOOFED);
+		goto repost;
+	}
 	/* A UD receive starts with the 40-byte GRH (or IPv4 header). */
 	if (wc->byte_len >= KRC_GRH_LEN)
 		ret = krc_msg_decode((u8 *)b->buf + KRC_GRH_LEN,
@@ -146,6 +163,7 @@ static void krc_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	} else if (!krc_ctrl_fault_drop(&msg)) {
 		krc_hs_recv(&msg);
 	}
+repost:
 	if (!READ_ONCE(ctrl->stopping) && !READ_ONCE(ctrl->recovering) &&
 	    krc_ctrl_post_rx(ctrl, b))
 		pr_warn_ratelimited("krcore: cannot re-post a control receive\n");
@@ -233,6 +251,44 @@ int krc_ctrl_send(struct krc_peer *peer, const struct krc_msg *msg)
 	return 0;
 }
 
+/*
+ * Post a datagram of the transport (dgram.c; its wr_cqe is its own and
+ * calls krc_ctrl_ud_done()). Any context. -ENODEV when the control QP is
+ * down or being reset, -ENOBUFS when the transport's share of the send
+ * queue is taken: the datagram counts as lost and is repeated later.
+ */
+int krc_ctrl_post_ud(struct ib_ud_wr *wr)
+{
+	struct krc_ctrl *ctrl = READ_ONCE(krc_node.ctrl);
+	unsigned long flags;
+	int ret;
+
+	if (!ctrl)
+		return -ENODEV;
+	spin_lock_irqsave(&ctrl->dg_lock, flags);
+	if (READ_ONCE(ctrl->stopping) || READ_ONCE(ctrl->recovering)) {
+		ret = -ENODEV;
+	} else if (atomic_read(&ctrl->dg_busy) >= KRC_CTRL_DG_TX) {
+		ret = -ENOBUFS;
+	} else {
+		atomic_inc(&ctrl->dg_busy);
+		ret = ib_post_send(ctrl->qp, &wr->wr, NULL);
+		if (ret)
+			atomic_dec(&ctrl->dg_busy);
+	}
+	spin_unlock_irqrestore(&ctrl->dg_lock, flags);
+	return ret;
+}
+
+/* A datagram of the transport left (or was flushed): from its done(). */
+void krc_ctrl_ud_done(struct ib_cq *cq)
+{
+	struct krc_ctrl *ctrl = cq->cq_context;
+
+	if (atomic_dec_and_test(&ctrl->dg_busy))
+		wake_up(&ctrl->wq);
+}
+
 static int krc_ctrl_modify(struct krc_ctrl *ctrl, u32 port_num)
 {
 	struct ib_qp_attr attr = {};
@@ -269,7 +325,8 @@ static void krc_ctrl_recover_work(struct work_struct *work)
 
 	ib_modify_qp(ctrl->qp, &attr, IB_QP_STATE);
 	if (!wait_event_timeout(ctrl->wq, READ_ONCE(ctrl->tx_busy) == 0 &&
-				atomic_read(&ctrl->rx_posted) == 0,
+				atomic_read(&ctrl->rx_posted) == 0 &&
+				atomic_read(&ctrl->dg_busy) == 0,
 				msecs_to_jiffies(5000))) {
 		pr_err("krcore: control QP did not flush, not recovered\n");
 		return;
@@ -301,7 +358,8 @@ static void krc_ctrl_flush(struct krc_ctrl *ctrl)
 	spin_unlock(&ctrl->tx_lock);
 	ib_modify_qp(ctrl->qp, &attr, IB_QP_STATE);
 	if (!wait_event_timeout(ctrl->wq, READ_ONCE(ctrl->tx_busy) == 0 &&
-				atomic_read(&ctrl->rx_posted) == 0,
+				atomic_read(&ctrl->rx_posted) == 0 &&
+				atomic_read(&ctrl->dg_busy) == 0,
 				msecs_to_jiffies(5000)))
 		pr_err("krcore: control QP did not flush\n");
 }
@@ -342,10 +400,12 @@ int krc_ctrl_start(struct krc_node *node)
 	ctrl->port_num = node->port->port_num;
 	INIT_WORK(&ctrl->recover_work, krc_ctrl_recover_work);
 	spin_lock_init(&ctrl->tx_lock);
+	spin_lock_init(&ctrl->dg_lock);
 	INIT_LIST_HEAD(&ctrl->tx_free);
 	init_waitqueue_head(&ctrl->wq);
 
-	cq = ib_alloc_cq(ibdev, ctrl, KRC_CTRL_RX + KRC_CTRL_TX + 1, 0,
+	cq = ib_alloc_cq(ibdev, ctrl, KRC_CTRL_RX + KRC_CTRL_TX +
+			 KRC_CTRL_DG_TX + 1, 0,
 			 IB_POLL_WORKQUEUE);
 	if (IS_ERR(cq)) {
 		ret = PTR_ERR(cq);
@@ -358,9 +418,11 @@ int krc_ctrl_start(struct krc_node *node)
 	init.recv_cq = cq;
 	init.qp_type = IB_QPT_UD;
 	init.sq_sig_type = IB_SIGNAL_ALL_WR;
-	init.cap.max_send_wr = KRC_CTRL_TX;
+	init.cap.max_send_wr = KRC_CTRL_TX + KRC_CTRL_DG_TX;
 	init.cap.max_recv_wr = KRC_CTRL_RX;
-	init.cap.max_send_sge = 1;
+	/* A datagram: its header, then a payload slice of up to 4 SGEs. */
+	init.cap.max_send_sge = min_t(u32, 1 + KRCORE_MAX_SGE,
+				      ibdev->attrs.max_send_sge);
 	init.cap.max_recv_sge = 1;
 	qp = ib_create_qp(node->dev->pd, &init);
 	if (IS_ERR(qp)) {

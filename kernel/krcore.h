@@ -32,6 +32,7 @@
 
 #include "../include/uapi/krcore.h"
 #include "cookie.h"
+#include "dgram.h"
 #include "meta_table.h"
 #include "proto.h"
 #include "wr_check.h"
@@ -45,6 +46,8 @@ struct krc_ctrl;
 struct krc_meta_host;
 struct krc_meta_client;
 struct krc_srq;
+struct krc_dg_tx;
+struct krc_dg_rx;
 
 struct krc_port {
 	struct krc_device *dev;
@@ -87,6 +90,11 @@ struct krc_kop {
 	size_t len;
 	enum dma_data_direction dir;
 	struct ib_device *ibdev;
+	/* Set for a kop completed by a callback instead of a waiter. */
+	void (*done_fn)(struct krc_kop *kop);
+	void *ctx;
+	u32 idx;
+	u32 seq;
 };
 
 struct krc_kop *krc_kop_alloc(struct ib_device *ibdev, size_t len,
@@ -166,6 +174,11 @@ struct krc_slot {
 	struct krcore_wr wr;		/* as posted: re-posted by recovery */
 	struct krc_mr *mrs[KRCORE_MAX_SGE];
 	u32 len;			/* bytes it moves */
+	/* the datagram path: waiting for the stream's window (dgram.c) */
+	struct list_head dg_node;
+	struct krc_vq *dg_vq;
+	u32 dg_off;			/* bytes already sent */
+	u32 dg_status;			/* failed before it was sent */
 };
 
 enum krc_conn_state {
@@ -249,6 +262,9 @@ struct krc_peer {
 	atomic64_t qconnects;
 	atomic64_t handshakes;
 	atomic_t half_open;		/* its HALF_OPEN connections */
+	/* the datagram transport (dgram.c), made on first use */
+	struct krc_dg_tx *dgtx;		/* our requests to it */
+	struct krc_dg_rx *dgrx;		/* its requests to us */
 };
 
 /* The node's control plane (node.c). */
@@ -265,6 +281,8 @@ struct krc_node {
 	struct krcore_card card;	/* ours, complete once up */
 	struct krc_ctrl *ctrl;
 	struct krc_conn *self;		/* loopback connection */
+	struct krc_conn *exec;		/* executor of datagram requests */
+	struct mutex exec_lock;		/* replacing it */
 	struct krc_peer *self_peer;
 	/* the node page: our card, readable by peers (probes) */
 	void *page;
@@ -314,6 +332,7 @@ struct krc_vq {
 	struct krc_proc *proc;
 	struct krc_conn *conn;		/* after qconnect, a reference */
 	struct krc_peer *peer;		/* after qconnect, a reference */
+	bool dgram;			/* on the datagram path of peer */
 	u32 port;
 	struct list_head conn_node;	/* on conn->vqs */
 	/* data plane, allocated at qconnect; dlock guards what follows */
@@ -384,6 +403,12 @@ extern uint krc_param_max_peers;
 extern uint krc_param_max_half_open;
 extern uint krc_param_max_half_open_per_peer;
 extern uint krc_param_meta_max_members;
+extern uint krc_param_dg_policy;
+extern uint krc_param_dg_rc_after;
+extern uint krc_param_dg_rto_ms;
+extern uint krc_param_dg_retries;
+extern int krc_fault_dg_drop_every;
+extern int krc_fault_dg_dup_every;
 extern int krc_fault_ctrl_drop_rx;
 extern int krc_fault_ctrl_drop_type;
 extern int krc_fault_goodbye_off;
@@ -411,6 +436,8 @@ void krc_node_info(struct krcore_node_info *info);
 int krc_node_enter(void);	/* -ENODEV, or the gate held for reading */
 void krc_node_leave(void);
 struct krc_conn *krc_node_loopback_connect(void);
+/* The executor QP of datagram requests (a reference), rebuilt if broken. */
+struct krc_conn *krc_node_exec_conn(void);
 /* Register @npages of kernel memory (page_size each) for remote READ. */
 struct ib_mr *krc_node_reg_mr(struct scatterlist *sg, int nents,
 			      unsigned int page_size, int access);
@@ -438,6 +465,27 @@ int krc_conn_read(struct krc_conn *conn, struct krc_kop *kop, u64 raddr,
 int krc_ctrl_start(struct krc_node *node);
 void krc_ctrl_stop(struct krc_node *node);
 int krc_ctrl_send(struct krc_peer *peer, const struct krc_msg *msg);
+/* Post a datagram of the transport (dgram.c) on the control QP. */
+int krc_ctrl_post_ud(struct ib_ud_wr *wr);
+void krc_ctrl_ud_done(struct ib_cq *cq);
+
+/* dgram.c: the datagram transport of VQs */
+enum krc_dg_policy {
+	KRC_DG_OFF	= 0,	/* no datagram path: qconnect handshakes */
+	KRC_DG_RC_NOW	= 1,	/* datagrams at once, RC built at once */
+	KRC_DG_RC_AFTER	= 2,	/* RC after dg_rc_after requests */
+	KRC_DG_NEVER	= 3,	/* datagrams only */
+};
+
+int krc_dg_open(struct krc_peer *peer);
+void krc_dg_vq_join(struct krc_vq *vq);
+void krc_dg_vq_leave(struct krc_vq *vq);
+u32 krc_dg_vqs(struct krc_peer *peer);
+u64 krc_dg_requests(struct krc_peer *peer);
+int krc_dg_push(struct krc_vq *vq, const u16 *slots, int n, u32 *reason);
+void krc_dg_recv(const u8 gid[16], u32 src_qp, const u8 *buf, size_t len);
+void krc_dg_peer_stop(struct krc_peer *peer);
+void krc_dg_peer_free(struct krc_peer *peer);
 
 /* handshake.c */
 struct krc_hs_opts {
@@ -482,6 +530,7 @@ void krc_peers_drop_all(void);
 struct krc_peer **krc_peers_snapshot(void);
 void krc_peer_prewarm(const struct krcore_card *card);
 void krc_peer_grow(struct krc_peer *peer);
+void krc_peer_dgram_kick_rc(struct krc_peer *peer);
 
 /* meta_host.c: hosting the MetaServer table */
 int krc_meta_host_start(struct krc_node *node);
@@ -507,6 +556,8 @@ bool krc_mr_hold(struct krc_mr *mr);
 void krc_mr_put_inflight(struct krc_mr *mr);
 bool krc_mr_remote_ok(struct krc_proc *proc, u32 rkey, u64 addr, u64 len,
 		      u32 access);
+/* Any process's registration of @rkey covering the range, held, or NULL. */
+struct krc_mr *krc_mr_remote_get(u32 rkey, u64 addr, u64 len, u32 access);
 void krc_procs_disassociate(void);
 void krc_proc_note_break(struct krc_proc *proc);
 bool krc_proc_throttled(struct krc_proc *proc);
@@ -538,6 +589,9 @@ struct krc_srq {
 int krc_recv_start(struct krc_node *node);
 void krc_recv_stop(struct krc_node *node);
 void krc_recv_dispatch(struct krc_conn *conn, struct ib_wc *wc);
+void krc_recv_deliver_port(const u8 src_gid[16], u8 opcode,
+			   const struct krc_data_hdr *h, const void *data,
+			   u32 len);
 int krc_vq_bind_port(struct krc_vq *vq, u32 port, u32 *ring_size);
 void krc_vq_unbind_port(struct krc_vq *vq);
 void krc_vq_free_port(struct krc_vq *vq);

@@ -128,6 +128,31 @@ int krc_fault_meta_foreign_card;
 module_param_named(fault_meta_foreign_card, krc_fault_meta_foreign_card, int, 0644);
 MODULE_PARM_DESC(fault_meta_foreign_card, "Fault injection: register with the MetaServer a card of another address");
 
+uint krc_param_dg_policy = KRC_DG_OFF;
+module_param_named(dg_policy, krc_param_dg_policy, uint, 0644);
+MODULE_PARM_DESC(dg_policy,
+		 "First contact: 0 RC handshake in qconnect (default); 1 datagrams at once, RC built at once behind them; 2 datagrams, RC after dg_rc_after requests; 3 datagrams only");
+
+uint krc_param_dg_rc_after = 64;
+module_param_named(dg_rc_after, krc_param_dg_rc_after, uint, 0644);
+MODULE_PARM_DESC(dg_rc_after, "dg_policy 2: requests to a peer over datagrams before it gets RC");
+
+uint krc_param_dg_rto_ms = 50;
+module_param_named(dg_rto_ms, krc_param_dg_rto_ms, uint, 0644);
+MODULE_PARM_DESC(dg_rto_ms, "Datagram path: the shortest repeat timeout of an unanswered datagram (the measured round trip sets it above; doubles with each repeat, at most 40x this)");
+
+uint krc_param_dg_retries = 6;
+module_param_named(dg_retries, krc_param_dg_retries, uint, 0644);
+MODULE_PARM_DESC(dg_retries, "Datagram path: repeats before the peer's requests fail (RETRY_EXC_ERR)");
+
+int krc_fault_dg_drop_every;
+module_param_named(fault_dg_drop_every, krc_fault_dg_drop_every, int, 0644);
+MODULE_PARM_DESC(fault_dg_drop_every, "Fault injection: drop a received datagram of the transport with probability 1/N (0: none)");
+
+int krc_fault_dg_dup_every;
+module_param_named(fault_dg_dup_every, krc_fault_dg_dup_every, int, 0644);
+MODULE_PARM_DESC(fault_dg_dup_every, "Fault injection: take a received datagram of the transport twice with probability 1/N (0: none)");
+
 uint krc_param_max_vqs = 65536;
 module_param_named(max_vqs, krc_param_max_vqs, uint, 0644);
 MODULE_PARM_DESC(max_vqs, "Open VQs of the node at most (EMFILE beyond)");

@@ -19,6 +19,8 @@
 
 static DEFINE_HASHTABLE(krc_procs, 8);
 static DEFINE_MUTEX(krc_procs_lock);
+/* rkey -> registration with remote access, of every process (dgram.c). */
+static DEFINE_XARRAY(krc_rkeys);
 
 /* The process of @mm, for one more of its VQs; ERR_PTR on error. */
 struct krc_proc *krc_proc_get(struct mm_struct *mm)
@@ -109,7 +111,8 @@ static void krc_proc_dereg_all(struct krc_proc *proc)
 	xa_for_each(&proc->mrs, lkey, mr) {
 		WRITE_ONCE(mr->dying, true);
 		xa_erase(&proc->mrs, lkey);
-		xa_erase(&proc->rkeys, mr->ibmr->rkey);
+		if (xa_erase(&proc->rkeys, mr->ibmr->rkey))
+			xa_erase(&krc_rkeys, mr->ibmr->rkey);
 		mutex_unlock(&proc->lock);
 		krc_mr_destroy(proc, mr);
 		mutex_lock(&proc->lock);
@@ -184,6 +187,12 @@ int krc_mr_reg(struct krc_proc *proc, struct krcore_reg_mr *req)
 	ret = xa_insert(&proc->mrs, mr->ibmr->lkey, mr, GFP_KERNEL);
 	if (!ret && (req->access & ~KRCORE_ACCESS_LOCAL_WRITE)) {
 		ret = xa_insert(&proc->rkeys, mr->ibmr->rkey, mr, GFP_KERNEL);
+		if (!ret) {
+			ret = xa_insert(&krc_rkeys, mr->ibmr->rkey, mr,
+					GFP_KERNEL);
+			if (ret)
+				xa_erase(&proc->rkeys, mr->ibmr->rkey);
+		}
 		if (ret)
 			xa_erase(&proc->mrs, mr->ibmr->lkey);
 	}
@@ -211,7 +220,8 @@ int krc_mr_dereg(struct krc_proc *proc, u32 lkey)
 		/* Pairs with krc_mr_hold(): it sees dying or we see its count. */
 		smp_mb();
 		xa_erase(&proc->mrs, lkey);
-		xa_erase(&proc->rkeys, mr->ibmr->rkey);
+		if (xa_erase(&proc->rkeys, mr->ibmr->rkey))
+			xa_erase(&krc_rkeys, mr->ibmr->rkey);
 	}
 	mutex_unlock(&proc->lock);
 	if (!mr)
@@ -274,6 +284,29 @@ bool krc_mr_remote_ok(struct krc_proc *proc, u32 rkey, u64 addr, u64 len,
 }
 
 /* A request of @proc broke a shared connection (a remote error). */
+/*
+ * A remote request's memory (dgram.c): the registration of @rkey, by any
+ * process of this node, with @access, covering [@addr, @addr + @len),
+ * held (krc_mr_put_inflight() when done), or NULL. Any context.
+ */
+struct krc_mr *krc_mr_remote_get(u32 rkey, u64 addr, u64 len, u32 access)
+{
+	const struct krc_mr_view *v;
+	struct krc_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&krc_rkeys, rkey);
+	if (mr) {
+		v = &mr->view;
+		if ((v->access & access) != access || addr < v->addr ||
+		    len > v->length || addr - v->addr > v->length - len ||
+		    !krc_mr_hold(mr))
+			mr = NULL;
+	}
+	rcu_read_unlock();
+	return mr;
+}
+
 void krc_proc_note_break(struct krc_proc *proc)
 {
 	unsigned long now = jiffies;

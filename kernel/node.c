@@ -16,6 +16,7 @@
 
 struct krc_node krc_node = {
 	.lock = __MUTEX_INITIALIZER(krc_node.lock),
+	.exec_lock = __MUTEX_INITIALIZER(krc_node.exec_lock),
 	.gate = __RWSEM_INITIALIZER(krc_node.gate),
 };
 
@@ -157,6 +158,56 @@ struct krc_conn *krc_node_loopback_connect(void)
 }
 
 /*
+ * The executor of datagram requests (dgram.c): a loopback QP of the
+ * kernel's, in no pool, on which no process posts. It fails only if the
+ * RNIC refuses a request the software check let through; then the next
+ * request gets a new one. Returns it with a reference. Process context.
+ */
+struct krc_conn *krc_node_exec_conn(void)
+{
+	struct krc_node *node = &krc_node;
+	struct krc_conn *conn, *old = NULL;
+
+	mutex_lock(&node->exec_lock);
+	conn = node->exec;
+	if (conn && krc_conn_usable(conn)) {
+		kref_get(&conn->ref);
+		mutex_unlock(&node->exec_lock);
+		return conn;
+	}
+	if (!READ_ONCE(node->up)) {
+		mutex_unlock(&node->exec_lock);
+		return ERR_PTR(-ENODEV);
+	}
+	old = conn;
+	conn = krc_node_loopback(node);
+	if (!IS_ERR(conn)) {
+		node->exec = conn;
+		kref_get(&conn->ref);
+	} else {
+		node->exec = NULL;
+	}
+	mutex_unlock(&node->exec_lock);
+	/* Its recovery (which holds its own reference) destroys it. */
+	krc_conn_put(old);
+	return conn;
+}
+
+static void krc_node_exec_stop(struct krc_node *node)
+{
+	struct krc_conn *conn;
+
+	mutex_lock(&node->exec_lock);
+	conn = node->exec;
+	node->exec = NULL;
+	mutex_unlock(&node->exec_lock);
+	if (conn) {
+		krc_conn_kill(conn);
+		krc_conn_put(conn);
+	}
+}
+
+/*
  * The kernel's own loopback QP (node->self): fast registrations and
  * MetaServer lookups on the host ride on it. It is in no pool: no VQ
  * ever posts on it, so no process can break it.
@@ -241,6 +292,7 @@ static void krc_node_teardown(struct krc_node *node)
 	krc_meta_stop(node);
 	krc_meta_host_stop(node);
 	krc_peers_drop_all();
+	krc_node_exec_stop(node);
 	krc_spares_drain();
 	krc_node_page_stop(node);
 	if (node->self) {
@@ -303,6 +355,12 @@ int krc_node_start(void)
 		goto err;
 	/* The first loopback connection of the pool (VQs to this node). */
 	conn = krc_node_loopback_connect();
+	if (IS_ERR(conn)) {
+		ret = PTR_ERR(conn);
+		goto err;
+	}
+	krc_conn_put(conn);
+	conn = krc_node_exec_conn();
 	if (IS_ERR(conn)) {
 		ret = PTR_ERR(conn);
 		goto err;

@@ -133,6 +133,7 @@ static void krc_peer_free_work(struct work_struct *work)
 	struct krc_peer *peer = container_of(work, struct krc_peer, free_work);
 
 	WARN_ON(!list_empty(&peer->conns));
+	krc_dg_peer_free(peer);
 	krc_ah_put(peer->ah);
 	kfree(peer);
 	krc_obj_destroyed(KRC_OBJ_PEER);
@@ -485,6 +486,56 @@ static void krc_peer_card_copy(struct krc_peer *peer, struct krcore_card *card)
 	spin_unlock(&peer->lock);
 }
 
+/* Does this qconnect take the datagram path? */
+static bool krc_peer_dgram_wanted(struct krc_peer *peer,
+				  const struct krcore_qconnect *qc)
+{
+	return !peer->local && !(qc->flags & KRCORE_QCONNECT_F_RC) &&
+	       READ_ONCE(krc_param_dg_policy) != KRC_DG_OFF;
+}
+
+/* RC behind the datagram path, as dg_policy says. */
+void krc_peer_dgram_kick_rc(struct krc_peer *peer)
+{
+	switch (READ_ONCE(krc_param_dg_policy)) {
+	case KRC_DG_RC_NOW:
+		break;
+	case KRC_DG_RC_AFTER:
+		if (krc_dg_requests(peer) < krc_param_dg_rc_after)
+			return;
+		break;
+	default:
+		return;
+	}
+	if (work_pending(&peer->grow_work))
+		return;
+	krc_event(KRC_EV_DG_RC_STARTED);
+	krc_peer_grow(peer);
+}
+
+/* Connect over datagrams: the card, then the stream to the peer. */
+static int krc_peer_dgram(struct krc_peer *peer, struct krc_hs_opts *o,
+			  struct krcore_qconnect *qc)
+{
+	int ret;
+
+	if (READ_ONCE(peer->card_valid)) {
+		qc->path |= KRCORE_PATH_CACHED;
+	} else {
+		ret = krc_peer_refresh(peer, &o->reads);
+		if (ret)
+			return ret;
+		qc->path |= KRCORE_PATH_LOOKUP;
+	}
+	ret = krc_dg_open(peer);
+	if (ret)
+		return ret;
+	qc->path |= KRCORE_PATH_DATAGRAM;
+	qc->reads = o->reads;
+	krc_peer_dgram_kick_rc(peer);
+	return 0;
+}
+
 int krc_peer_connect(const u8 gid[16], unsigned long timeout_ms,
 		     struct krcore_qconnect *qc, struct krc_peer **peerp,
 		     struct krc_conn **connp)
@@ -511,6 +562,18 @@ int krc_peer_connect(const u8 gid[16], unsigned long timeout_ms,
 	conn = krc_peer_pick(peer);
 	if (conn) {
 		qc->path |= KRCORE_PATH_POOLED | KRCORE_PATH_CACHED;
+		goto done;
+	}
+
+	/*
+	 * 2. The datagram path: served as soon as the card is known (no
+	 * round trip when cached, one MetaServer READ otherwise); RC is
+	 * built behind it as the policy says.
+	 */
+	if (krc_peer_dgram_wanted(peer, qc)) {
+		ret = krc_peer_dgram(peer, &o, qc);
+		if (ret)
+			goto fail;
 		goto done;
 	}
 
@@ -564,8 +627,8 @@ unlock:
 		goto fail;
 done:
 	krc_peer_card_copy(peer, &qc->card);
-	qc->conn_id = conn->id;
-	qc->qpn = conn->qpn;
+	qc->conn_id = conn ? conn->id : 0;
+	qc->qpn = conn ? conn->qpn : 0;
 	qc->elapsed_ns = ktime_get_ns() - start;
 	atomic64_inc(&peer->qconnects);
 	*peerp = peer;
@@ -711,6 +774,7 @@ void krc_peers_drop_all(void)
 			break;
 		cancel_work_sync(&peer->grow_work);
 		cancel_work_sync(&peer->verify_work);
+		krc_dg_peer_stop(peer);
 		krc_peer_forget_incarnation(peer, 0);
 		krc_peer_put(peer);	/* the table's reference */
 	}

@@ -113,7 +113,7 @@ void krc_recv_stop(struct krc_node *node)
  * vq->rdropped). Only the consumer index is read from the mapping, and
  * a lying consumer can only make the process lose its own messages.
  */
-static void krc_recv_deliver(struct krc_vq *vq, struct krc_conn *conn,
+static void krc_recv_deliver(struct krc_vq *vq, const u8 src_gid[16],
 			     u8 opcode, const struct krc_data_hdr *h,
 			     const void *data, u32 len)
 {
@@ -143,7 +143,7 @@ static void krc_recv_deliver(struct krc_vq *vq, struct krc_conn *conn,
 	m->flags = h->flags;
 	m->src_port = h->src_port;
 	m->reserved = 0;
-	memcpy(m->src_gid, conn->peer ? conn->peer->gid : krc_node.card.gid, 16);
+	memcpy(m->src_gid, src_gid, 16);
 	vq->rprod++;
 	/* The entry and its data before the index that publishes them. */
 	smp_store_release(&r->producer, vq->rprod);
@@ -191,13 +191,33 @@ void krc_recv_dispatch(struct krc_conn *conn, struct ib_wc *wc)
 	rcu_read_lock();
 	vq = xa_load(&krc_ports, h.dst_port);
 	if (vq)
-		krc_recv_deliver(vq, conn, opcode, &h, data, len);
+		krc_recv_deliver(vq, conn->peer ? conn->peer->gid :
+				 krc_node.card.gid, opcode, &h, data, len);
 	else
 		krc_event(KRC_EV_MSG_NO_PORT);
 	rcu_read_unlock();
 repost:
 	if (krc_srq_post(s, i))
 		pr_warn_ratelimited("krcore: cannot re-post a receive buffer\n");
+}
+
+/*
+ * A message that came another way (the datagram transport): to the VQ
+ * bound to its port, if any. Any context.
+ */
+void krc_recv_deliver_port(const u8 src_gid[16], u8 opcode,
+			   const struct krc_data_hdr *h, const void *data,
+			   u32 len)
+{
+	struct krc_vq *vq;
+
+	rcu_read_lock();
+	vq = xa_load(&krc_ports, h->dst_port);
+	if (vq)
+		krc_recv_deliver(vq, src_gid, opcode, h, data, len);
+	else
+		krc_event(KRC_EV_MSG_NO_PORT);
+	rcu_read_unlock();
 }
 
 /* Bind @port to @vq and make its receive ring. */

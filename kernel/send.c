@@ -208,12 +208,13 @@ int krc_post_one(struct krc_conn *conn, struct krc_vq *vq, u16 slot)
  * may fill at most vq_qp_share percent of its shared send queue and have
  * at most vq_max_bytes in flight (one longer request may go alone).
  */
-static int krc_reserve(struct krc_vq *vq, struct krc_conn *conn,
+static int krc_reserve(struct krc_vq *vq, u32 sq_size,
 		       struct krc_push_scratch *sc, const u32 *lens, int n,
 		       u32 *reason)
 {
-	u32 share = conn->sq_size * clamp_t(u32, krc_param_vq_qp_share, 1, 100) /
-		    100;
+	/* 0: no shared send queue (the datagram path). */
+	u32 share = sq_size ? sq_size * clamp_t(u32, krc_param_vq_qp_share,
+						1, 100) / 100 : vq->depth;
 	unsigned long flags;
 	u32 used, room;
 	u64 bytes;
@@ -314,7 +315,7 @@ static int krc_check_batch(struct krc_vq *vq, struct krc_conn *conn,
 	u64 len;
 
 	loopback = vq->peer && vq->peer->local;
-	ctx.connected = !!conn;
+	ctx.connected = conn || vq->dgram;
 	ctx.find_mr = krc_find_keep;
 	ctx.arg = &found;
 	rcu_read_lock();
@@ -364,6 +365,42 @@ static struct krc_conn *krc_vq_await_recovery(struct krc_vq *vq,
 	return vq->conn != conn ? vq->conn : NULL;
 }
 
+/*
+ * A VQ on the datagram path moves to a ready pooled RC connection of its
+ * peer, once its outstanding requests have completed (so nothing is
+ * reordered: they are waited for, at most connect_timeout_ms). Called
+ * and returns with vq->lock held (dropped while waiting). Returns
+ * vq->conn.
+ */
+static struct krc_conn *krc_vq_dg_switch(struct krc_vq *vq)
+{
+	unsigned long deadline = jiffies +
+				 msecs_to_jiffies(krc_param_connect_timeout_ms);
+	struct krc_conn *conn;
+
+	while (vq->dgram && READ_ONCE(krc_param_dg_policy) != KRC_DG_NEVER) {
+		conn = krc_peer_pick(vq->peer);
+		if (!conn)
+			break;
+		if (!READ_ONCE(vq->inflight) && krc_vq_attach(vq, conn)) {
+			krc_conn_put(conn);
+			krc_dg_vq_leave(vq);
+			krc_event(KRC_EV_DG_SWITCHES);
+			break;
+		}
+		krc_conn_put(conn);
+		if (time_after(jiffies, deadline) ||
+		    fatal_signal_pending(current))
+			break;
+		/* Its datagrams complete meanwhile. */
+		mutex_unlock(&vq->lock);
+		wait_event_killable_timeout(vq->wq, !READ_ONCE(vq->inflight),
+					    msecs_to_jiffies(100));
+		mutex_lock(&vq->lock);
+	}
+	return vq->conn;
+}
+
 static u32 krc_check_unconnected(struct krc_vq *vq,
 				 const struct krcore_wr __user *uwr)
 {
@@ -401,7 +438,9 @@ int krc_vq_push(struct krc_vq *vq, const struct krcore_wr __user *uwrs,
 		return -EINTR;
 	conn = vq->conn;
 	sc = vq->scratch;
-	if (!conn && count) {
+	if (vq->dgram && count)
+		conn = krc_vq_dg_switch(vq);
+	if (!conn && !vq->dgram && count) {
 		/* Not connected: the check tells what is wrong first. */
 		res->done = 0;
 		res->reason = krc_check_unconnected(vq, uwrs);
@@ -423,7 +462,8 @@ int krc_vq_push(struct krc_vq *vq, const struct krcore_wr __user *uwrs,
 			break;
 		}
 		ok = krc_check_batch(vq, conn, sc, n, &reason, lens, mrs);
-		kept = krc_reserve(vq, conn, sc, lens, ok, &reason);
+		kept = krc_reserve(vq, conn ? conn->sq_size : 0,
+				   sc, lens, ok, &reason);
 		for (i = 0; i < ok; i++) {
 			if (i < kept) {
 				memcpy(vq->slots[sc->slot[i]].mrs, mrs[i],
@@ -435,8 +475,11 @@ int krc_vq_push(struct krc_vq *vq, const struct krcore_wr __user *uwrs,
 					krc_mr_put_inflight(mrs[i][k]);
 			}
 		}
-		posted = krc_post_slots(conn, vq, sc->slot, kept, sc->wr,
-					sc->sge, &reason);
+		if (vq->dgram)
+			posted = krc_dg_push(vq, sc->slot, kept, &reason);
+		else
+			posted = krc_post_slots(conn, vq, sc->slot, kept,
+						sc->wr, sc->sge, &reason);
 		krc_unreserve(vq, sc->slot + posted, kept - posted);
 		done += posted;
 		if (reason == KRCORE_R_RECOVERING && !posted) {
@@ -453,6 +496,8 @@ int krc_vq_push(struct krc_vq *vq, const struct krcore_wr __user *uwrs,
 		if (posted < n && !reason)
 			reason = KRCORE_R_QP_FULL;
 	}
+	if (vq->dgram && done && !READ_ONCE(vq->peer->nconns))
+		krc_peer_dgram_kick_rc(vq->peer);
 	mutex_unlock(&vq->lock);
 	res->done = done;
 	res->reason = done < count ? reason : KRCORE_R_OK;

@@ -119,6 +119,8 @@ static void krc_vq_unbind(struct krc_vq *vq)
 		krc_conn_put(conn);
 		vq->conn = NULL;
 	}
+	if (vq->dgram)
+		krc_dg_vq_leave(vq);
 	krc_peer_put(vq->peer);
 	vq->peer = NULL;
 }
@@ -372,7 +374,7 @@ static long krc_ioc_qconnect(struct krc_vq *vq, void __user *uarg)
 	if (copy_from_user(&qc, uarg, sizeof(qc)))
 		return -EFAULT;
 	/* A port names a 16-bit port of the peer: never truncate it. */
-	if (qc.flags || qc.port > 0xffff)
+	if (qc.flags & ~KRCORE_QCONNECT_F_RC || qc.port > 0xffff)
 		return -EINVAL;
 	tmo = qc.timeout_ms ? qc.timeout_ms : krc_param_connect_timeout_ms;
 	tmo = min_t(unsigned long, tmo, KRC_CONNECT_TIMEOUT_MAX_MS);
@@ -388,7 +390,7 @@ static long krc_ioc_qconnect(struct krc_vq *vq, void __user *uarg)
 
 	if (mutex_lock_killable(&vq->lock))
 		return -EINTR;
-	if (vq->conn) {
+	if (vq->conn || vq->dgram) {
 		ret = -EISCONN;
 	} else if (!vq->proc) {
 		ret = -EPERM;		/* a kernel thread */
@@ -403,6 +405,17 @@ static long krc_ioc_qconnect(struct krc_vq *vq, void __user *uarg)
 			ret = krc_peer_connect(qc.gid, tmo, &qc, &peer, &conn);
 			if (ret)
 				break;
+			if (!conn) {
+				/* The datagram path (dgram.c). */
+				krc_peer_put(vq->peer);
+				vq->peer = peer;
+				krc_dg_vq_join(vq);
+				vq->port = qc.port;
+				vq->check.has_port = qc.port != 0;
+				qc.ring_size = vq->ring_size;
+				qc.depth = vq->depth;
+				break;
+			}
 			if (krc_vq_attach(vq, conn)) {
 				krc_conn_put(conn);
 				/* Reconnecting after recovery lost the peer. */
@@ -425,6 +438,8 @@ static long krc_ioc_qconnect(struct krc_vq *vq, void __user *uarg)
 		krc_event(KRC_EV_QCONNECT_FAILED);
 	else if (qc.path & KRCORE_PATH_LOCAL)
 		krc_event(KRC_EV_QCONNECT_LOCAL);
+	else if (qc.path & KRCORE_PATH_DATAGRAM)
+		krc_event(KRC_EV_QCONNECT_DATAGRAM);
 	else if (qc.path & KRCORE_PATH_HANDSHAKE)
 		krc_event(KRC_EV_QCONNECT_HANDSHAKE);
 	else if (qc.path & KRCORE_PATH_LOOKUP)
@@ -531,6 +546,12 @@ static long krc_ioc_qpush(struct krc_vq *vq, void __user *uarg)
 	return ret;
 }
 
+/* Connected: on a pooled connection or on the datagram path. */
+static bool krc_vq_connected(struct krc_vq *vq)
+{
+	return READ_ONCE(vq->conn) || READ_ONCE(vq->dgram);
+}
+
 static bool krc_vq_ready(struct krc_vq *vq, struct krcore_qwait *w)
 {
 	struct krcore_recv_ring *r = vq->rring;
@@ -541,7 +562,7 @@ static bool krc_vq_ready(struct krc_vq *vq, struct krcore_qwait *w)
 	w->messages = r ? krc_ring_used(READ_ONCE(vq->rprod),
 					READ_ONCE(r->consumer), vq->rentries) : 0;
 	return w->available || w->messages || READ_ONCE(vq->gone) ||
-	       (!r && !READ_ONCE(vq->conn));
+	       (!r && !krc_vq_connected(vq));
 }
 
 static long krc_ioc_qwait(struct krc_vq *vq, void __user *uarg)
@@ -566,8 +587,8 @@ static long krc_ioc_qwait(struct krc_vq *vq, void __user *uarg)
 		if (READ_ONCE(vq->gone))
 			ret = -ENODEV;
 		else
-			ret = READ_ONCE(vq->conn) || vq->rring ? -ETIMEDOUT :
-								 -ENOTCONN;
+			ret = krc_vq_connected(vq) || vq->rring ? -ETIMEDOUT :
+								  -ENOTCONN;
 	}
 	if (copy_to_user(uarg, &req, sizeof(req)))
 		return -EFAULT;
@@ -695,7 +716,7 @@ static __poll_t krc_vq_poll(struct file *file, poll_table *wait)
 	krc_vq_ready(vq, &w);
 	if (w.available || w.messages)
 		mask |= EPOLLIN | EPOLLRDNORM;
-	if (READ_ONCE(vq->conn)) {
+	if (krc_vq_connected(vq)) {
 		if (READ_ONCE(vq->inflight) < vq->depth)
 			mask |= EPOLLOUT | EPOLLWRNORM;
 	} else if (READ_ONCE(vq->slots) && !vq->rring && !w.available) {

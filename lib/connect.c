@@ -119,7 +119,8 @@ int krc_peer_info(struct krc_vq *vq, unsigned int index,
 const char *krc_path_str(uint32_t path, char *buf, size_t len)
 {
 	static const char *const names[] = {
-		"pooled", "cached", "lookup", "handshake", "refreshed", "local"
+		"pooled", "cached", "lookup", "handshake", "refreshed", "local",
+		"datagram"
 	};
 	size_t pos = 0;
 	unsigned int i;

@@ -20,7 +20,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define KRCORE_ABI_VERSION	5
+#define KRCORE_ABI_VERSION	6
 #define KRCORE_DEVICE_PATH	"/dev/krcore"
 #define KRCORE_IOC_MAGIC	0xC7
 
@@ -101,7 +101,19 @@ struct krcore_port_info {
  *                      (rarely more) RDMA READ of the MetaServer's table;
  *   HANDSHAKE          a new connection took one handshake round trip;
  *   REFRESHED          the cached card was stale and was READ again;
- *   LOCAL              the node is this node (a loopback connection).
+ *   LOCAL              the node is this node (a loopback connection);
+ *   DATAGRAM           (ABI 6) no pooled RC connection was ready: the VQ
+ *                      is served at once over datagrams (the nodes'
+ *                      control UD QPs, reliable and in order, the peer's
+ *                      kernel executes every request) while RC is built
+ *                      behind it (module parameter dg_policy); conn_id
+ *                      and qpn are 0. The VQ moves to RC by itself at its
+ *                      first qpush once a pooled connection is ready and
+ *                      its outstanding requests have completed: nothing
+ *                      is lost, repeated or reordered. Every opcode works
+ *                      on both paths with the same statuses; PROBE needs
+ *                      RC (ENOTCONN before the move). See
+ *                      docs/control-plane.md.
  * Errors: EISCONN (VQ already connected), ENXIO (node unknown to the
  * MetaServer), EHOSTUNREACH (no card cached and MetaServer unreachable),
  * ETIMEDOUT (peer did not answer the handshake), ESTALE (peer keeps
@@ -109,7 +121,7 @@ struct krcore_port_info {
  * connections), ENOSPC (too many peers known), ECONNRESET (the connections
  * picked kept failing before the VQ could join one), EINTR (a signal),
  * ENODEV (no usable RDMA port, or the device of this VQ went away),
- * EINVAL (bad GID, flags not 0, port above 65535), EPERM (a kernel
+ * EINVAL (bad GID, unknown flags, port above 65535), EPERM (a kernel
  * thread), EFAULT, ENOMEM. @timeout_ms is capped at 60000.
  */
 enum krcore_path {
@@ -119,12 +131,22 @@ enum krcore_path {
 	KRCORE_PATH_HANDSHAKE	= 1 << 3,
 	KRCORE_PATH_REFRESHED	= 1 << 4,
 	KRCORE_PATH_LOCAL	= 1 << 5,
+	KRCORE_PATH_DATAGRAM	= 1 << 6,	/* ABI 6 */
+};
+
+/* qconnect flags (ABI 6). */
+enum krcore_qconnect_flags {
+	/*
+	 * Never the datagram path: wait for a pooled RC connection (a
+	 * handshake if there is none), as ABI 5 modules always did.
+	 */
+	KRCORE_QCONNECT_F_RC	= 1 << 0,
 };
 
 struct krcore_qconnect {
 	__u8  gid[16];		/* in: the node to connect to */
 	__u32 port;		/* in: two-sided port on that node (0: none) */
-	__u32 flags;		/* in: 0 */
+	__u32 flags;		/* in: enum krcore_qconnect_flags */
 	__u32 timeout_ms;	/* in: 0: the module's default */
 	__u32 path;		/* out: enum krcore_path */
 	__u32 conn_id;		/* out: the pooled connection used */

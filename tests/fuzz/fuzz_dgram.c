@@ -74,10 +74,16 @@ static int dg_rule(const uint8_t *data, size_t size)
 		return -EBADMSG;
 	if ((flags & ~KRC_DG_F_ALL) || !krc_get_le64(data + 16))
 		return -EBADMSG;
-	if (type == KRC_DG_REP)
+	if (type == KRC_DG_REP) {
+		/* a NAK stands alone: no other flag, payload or status */
+		if (flags & KRC_DG_F_NAK &&
+		    (flags != KRC_DG_F_NAK || len || status))
+			return -EBADMSG;
 		return len == payload && len <= KRC_DG_MAX_PAYLOAD &&
 		       status_ok(status) ? 0 : -EBADMSG;
-	if (type != KRC_DG_REQ || (flags & KRC_DG_F_STALE) || status)
+	}
+	if (type != KRC_DG_REQ || (flags & (KRC_DG_F_STALE | KRC_DG_F_NAK)) ||
+	    status)
 		return -EBADMSG;
 	return req_rule(op, len, krc_get_le64(data + 32), imm, payload) ?
 	       0 : -EBADMSG;

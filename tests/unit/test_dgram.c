@@ -206,7 +206,7 @@ static void test_layout(void **state)
 	assert_int_equal(KRC_DG_MAX_PAYLOAD, 4096 - 72);
 	assert_int_equal(KRC_DG_WINDOW, 64);
 	assert_int_equal(KRC_DG_VERSION, 1);
-	assert_int_equal(KRC_DG_F_ALL, 3);
+	assert_int_equal(KRC_DG_F_ALL, 7);
 
 	memset(&h, 0, sizeof(h));
 	h.type = 0x11;
@@ -475,13 +475,26 @@ static void test_reject_flags(void **state)
 				expect_ok_std(&h);
 			else
 				expect_bad_std(&h);
-			/* REP: LAST, STALE, both or nothing */
+			/*
+			 * REP: LAST, STALE, both or nothing; NAK alone (and
+			 * then no payload, status 0)
+			 */
 			h = sample_rep(all_ops[i]);
 			h.flags = (u8)v;
-			if (v & ~(unsigned int)KRC_DG_F_ALL)
+			if (v & ~(unsigned int)KRC_DG_F_ALL ||
+			    (v & KRC_DG_F_NAK && (v != KRC_DG_F_NAK ||
+						  h.len || h.status)))
 				expect_bad_std(&h);
 			else
 				expect_ok_std(&h);
+			/* a NAK: no payload, no status */
+			h = sample_rep(all_ops[i]);
+			h.flags = KRC_DG_F_NAK;
+			h.len = 0;
+			h.status = 0;
+			expect_ok(&h, 0);
+			h.status = KRCORE_WC_REM_ACCESS_ERR;
+			expect_bad(&h, 0);
 		}
 	}
 	/* exactly the STALE flag on an otherwise valid REQ */
@@ -489,6 +502,8 @@ static void test_reject_flags(void **state)
 	h.flags = KRC_DG_F_STALE;
 	expect_bad_std(&h);
 	h.flags = KRC_DG_F_STALE | KRC_DG_F_LAST;
+	expect_bad_std(&h);
+	h.flags = KRC_DG_F_NAK;
 	expect_bad_std(&h);
 }
 
@@ -864,8 +879,11 @@ static void test_nsegs(void **state)
 				 KRCORE_MAX_MSG);
 		assert_int_equal(krc_dg_nsegs(o, 7, 1), 7);
 		assert_int_equal(krc_dg_nsegs(o, 1, 0xffffffffU), 1);
+		/* Beyond KRCORE_MAX_MSG: no request is that long. */
 		assert_int_equal(krc_dg_nsegs(o, 0x100000000ULL, 0xffffffffU),
-				 2);
+				 0);
+		assert_int_equal(krc_dg_nsegs(o, KRCORE_MAX_MSG + 1ULL, 4096),
+				 0);
 		for (len = 1; len <= 3 * 64 + 1; len++)
 			assert_int_equal(krc_dg_nsegs(o, len, 64),
 					 (len + 63) / 64);
