@@ -565,9 +565,16 @@ static void krc_dg_rto_work(struct work_struct *work)
 		krc_dg_fail_all(tx, KRCORE_WC_RETRY_EXC_ERR);
 		kick = true;
 	} else {
+		/* What went out a timeout ago (the rest may still come). */
+		u64 rto_ns = (u64)jiffies_to_usecs(krc_dg_rto(tx)) * 1000;
+		u64 now_ns = ktime_get_ns();
+
 		tx->tries++;
 		for (; s != tx->tail; s++) {
-			if (tx->ent[s % KRC_DG_W].replied)
+			struct krc_dg_ent *e = &tx->ent[s % KRC_DG_W];
+
+			if (e->replied || (s != tx->head &&
+					   now_ns - e->sent_ns < rto_ns))
 				continue;
 			krc_dg_xmit(tx, s % KRC_DG_W);
 			krc_event(KRC_EV_DG_RETRANSMITS);
@@ -605,7 +612,10 @@ static void krc_dg_on_nak(struct krc_dg_tx *tx, const struct krc_dg_hdr *h)
 		return;
 	krc_event(KRC_EV_DG_NAK_RECV);
 	for (; s != tx->tail; s++) {
-		if (tx->ent[s % KRC_DG_W].replied)
+		struct krc_dg_ent *e = &tx->ent[s % KRC_DG_W];
+
+		/* Sent before the gap was seen: dropped as ahead of it. */
+		if (e->replied || now - e->sent_ns < tx->srtt_us * 500ULL)
 			continue;
 		krc_dg_xmit(tx, s % KRC_DG_W);
 		krc_event(KRC_EV_DG_RETRANSMITS);

@@ -520,17 +520,22 @@ void krc_peer_suspect(struct krc_peer *peer);
 struct krc_conn *krc_peer_pick(struct krc_peer *peer);
 struct krc_conn *krc_peer_find_conn(struct krc_peer *peer, u32 qpn,
 				    u32 remote_qpn, u64 remote_incarnation);
-int krc_peer_connect(const u8 gid[16], unsigned long timeout_ms,
-		     struct krcore_qconnect *qc, struct krc_peer **peerp,
-		     struct krc_conn **connp);
-int krc_peer_lookup(const u8 gid[16], u32 flags, struct krcore_lookup *lk);
 int krc_peer_info(u32 index, struct krcore_peer_info *info);
 void krc_peers_count(u32 *peers, u32 *conns);
 void krc_peers_drop_all(void);
 struct krc_peer **krc_peers_snapshot(void);
 void krc_peer_prewarm(const struct krcore_card *card);
 void krc_peer_grow(struct krc_peer *peer);
-void krc_peer_dgram_kick_rc(struct krc_peer *peer);
+void krc_peer_put_unless_known(struct krc_peer *peer);
+int krc_peer_refresh(struct krc_peer *peer, u32 *reads);
+void krc_peer_card_copy(struct krc_peer *peer, struct krcore_card *card);
+
+/* connect.c: how a VQ reaches a node (qconnect, lookup) */
+int krc_connect(const u8 gid[16], unsigned long timeout_ms,
+		struct krcore_qconnect *qc, struct krc_peer **peerp,
+		struct krc_conn **connp);
+int krc_connect_lookup(const u8 gid[16], u32 flags, struct krcore_lookup *lk);
+void krc_connect_kick_rc(struct krc_peer *peer);
 
 /* meta_host.c: hosting the MetaServer table */
 int krc_meta_host_start(struct krc_node *node);

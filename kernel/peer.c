@@ -3,13 +3,8 @@
  * peer.c - the nodes this node knows: their cached cards and the pool of
  * RC connections to each of them, shared by every VQ of this node.
  *
- * qconnect takes the cheapest way that works:
- *   1. a pooled connection to the peer exists: share it (no network);
- *   2. else, with the peer's card cached: one handshake round trip;
- *   3. else: one RDMA READ of the MetaServer's table, then a handshake.
- * Connects to one peer are serialised, so a crowd of processes
- * connecting to a new node makes one handshake, not one each. After the
- * first connection, the pool grows to pool_size in the background.
+ * A peer's pool is filled by handshakes (handshake.c) and grows to
+ * pool_size in the background; connect.c decides how a VQ reaches a peer.
  */
 #include <linux/etherdevice.h>
 #include <linux/hashtable.h>
@@ -205,7 +200,7 @@ struct krc_peer *krc_peer_get(const u8 gid[16], bool create)
  * kernel memory with lookups of made-up addresses). Consumes the caller's
  * reference.
  */
-static void krc_peer_put_unless_known(struct krc_peer *peer)
+void krc_peer_put_unless_known(struct krc_peer *peer)
 {
 	bool drop = false;
 
@@ -465,7 +460,8 @@ void krc_peer_prewarm(const struct krcore_card *card)
 }
 
 /* Read the peer's card from the MetaServer; caches it. */
-static int krc_peer_refresh(struct krc_peer *peer, u32 *reads)
+/* READ @peer's card from the MetaServer again and cache it. */
+int krc_peer_refresh(struct krc_peer *peer, u32 *reads)
 {
 	struct krcore_card card;
 	u32 n = 0;
@@ -479,192 +475,11 @@ static int krc_peer_refresh(struct krc_peer *peer, u32 *reads)
 	return 0;
 }
 
-static void krc_peer_card_copy(struct krc_peer *peer, struct krcore_card *card)
+void krc_peer_card_copy(struct krc_peer *peer, struct krcore_card *card)
 {
 	spin_lock(&peer->lock);
 	*card = peer->card;
 	spin_unlock(&peer->lock);
-}
-
-/* Does this qconnect take the datagram path? */
-static bool krc_peer_dgram_wanted(struct krc_peer *peer,
-				  const struct krcore_qconnect *qc)
-{
-	return !peer->local && !(qc->flags & KRCORE_QCONNECT_F_RC) &&
-	       READ_ONCE(krc_param_dg_policy) != KRC_DG_OFF;
-}
-
-/* RC behind the datagram path, as dg_policy says. */
-void krc_peer_dgram_kick_rc(struct krc_peer *peer)
-{
-	switch (READ_ONCE(krc_param_dg_policy)) {
-	case KRC_DG_RC_NOW:
-		break;
-	case KRC_DG_RC_AFTER:
-		if (krc_dg_requests(peer) < krc_param_dg_rc_after)
-			return;
-		break;
-	default:
-		return;
-	}
-	if (work_pending(&peer->grow_work))
-		return;
-	krc_event(KRC_EV_DG_RC_STARTED);
-	krc_peer_grow(peer);
-}
-
-/* Connect over datagrams: the card, then the stream to the peer. */
-static int krc_peer_dgram(struct krc_peer *peer, struct krc_hs_opts *o,
-			  struct krcore_qconnect *qc)
-{
-	int ret;
-
-	if (READ_ONCE(peer->card_valid)) {
-		qc->path |= KRCORE_PATH_CACHED;
-	} else {
-		ret = krc_peer_refresh(peer, &o->reads);
-		if (ret)
-			return ret;
-		qc->path |= KRCORE_PATH_LOOKUP;
-	}
-	ret = krc_dg_open(peer);
-	if (ret)
-		return ret;
-	qc->path |= KRCORE_PATH_DATAGRAM;
-	qc->reads = o->reads;
-	krc_peer_dgram_kick_rc(peer);
-	return 0;
-}
-
-int krc_peer_connect(const u8 gid[16], unsigned long timeout_ms,
-		     struct krcore_qconnect *qc, struct krc_peer **peerp,
-		     struct krc_conn **connp)
-{
-	struct krc_hs_opts o = {
-		.deadline = jiffies + msecs_to_jiffies(timeout_ms),
-	};
-	u64 start = ktime_get_ns();
-	struct krc_conn *conn = NULL;
-	struct krc_peer *peer;
-	int ret = 0;
-
-	if (!READ_ONCE(krc_node.up))
-		return -ENODEV;
-	if (krc_gid_is_zero(gid))
-		return -EINVAL;
-	peer = krc_peer_get(gid, true);
-	if (IS_ERR(peer))
-		return PTR_ERR(peer);
-	if (peer->local)
-		qc->path |= KRCORE_PATH_LOCAL;
-
-	/* 1. A pooled connection: no network at all. */
-	conn = krc_peer_pick(peer);
-	if (conn) {
-		qc->path |= KRCORE_PATH_POOLED | KRCORE_PATH_CACHED;
-		goto done;
-	}
-
-	/*
-	 * 2. The datagram path: served as soon as the card is known (no
-	 * round trip when cached, one MetaServer READ otherwise); RC is
-	 * built behind it as the policy says.
-	 */
-	if (krc_peer_dgram_wanted(peer, qc)) {
-		ret = krc_peer_dgram(peer, &o, qc);
-		if (ret)
-			goto fail;
-		goto done;
-	}
-
-	ret = mutex_lock_interruptible(&peer->connect_lock);
-	if (ret)
-		goto fail;
-	conn = krc_peer_pick(peer);	/* made while we waited? */
-	if (conn) {
-		qc->path |= KRCORE_PATH_POOLED | KRCORE_PATH_CACHED;
-		goto unlock;
-	}
-	if (peer->local) {
-		/* A process broke the last one: a new one, no handshake. */
-		conn = krc_node_loopback_connect();
-		ret = IS_ERR(conn) ? PTR_ERR(conn) : 0;
-		goto unlock;
-	}
-
-	/*
-	 * 2./3. The card, cached or READ from the MetaServer. A cached card
-	 * may be stale (the peer reloaded: new QPNs, new incarnation): the
-	 * handshake READs it again if its first request goes unanswered.
-	 */
-	o.verify_card = READ_ONCE(peer->card_valid);
-	if (o.verify_card) {
-		qc->path |= KRCORE_PATH_CACHED;
-	} else {
-		ret = krc_peer_refresh(peer, &o.reads);
-		if (ret)
-			goto unlock;
-		qc->path |= KRCORE_PATH_LOOKUP;
-	}
-	ret = krc_hs_connect(peer, &o, &conn);
-	if (o.looked_up)
-		qc->path |= KRCORE_PATH_LOOKUP;
-	if (o.refreshed)
-		qc->path |= KRCORE_PATH_REFRESHED;
-	/* The node left the MetaServer and does not answer: it is gone. */
-	if (ret == -ETIMEDOUT && o.lookup_error == -ENXIO)
-		ret = -ENXIO;
-	if (!ret) {
-		qc->path |= KRCORE_PATH_HANDSHAKE;
-		atomic64_inc(&peer->handshakes);
-		krc_peer_grow(peer);
-	}
-unlock:
-	mutex_unlock(&peer->connect_lock);
-	qc->attempts = o.attempts;
-	qc->reads = o.reads;
-	if (ret)
-		goto fail;
-done:
-	krc_peer_card_copy(peer, &qc->card);
-	qc->conn_id = conn ? conn->id : 0;
-	qc->qpn = conn ? conn->qpn : 0;
-	qc->elapsed_ns = ktime_get_ns() - start;
-	atomic64_inc(&peer->qconnects);
-	*peerp = peer;
-	*connp = conn;
-	return 0;
-fail:
-	qc->elapsed_ns = ktime_get_ns() - start;
-	krc_peer_put_unless_known(peer);
-	return ret;
-}
-
-int krc_peer_lookup(const u8 gid[16], u32 flags, struct krcore_lookup *lk)
-{
-	u64 start = ktime_get_ns();
-	struct krc_peer *peer;
-	int ret = 0;
-
-	if (!READ_ONCE(krc_node.up))
-		return -ENODEV;
-	peer = krc_peer_get(gid, true);
-	if (IS_ERR(peer))
-		return PTR_ERR(peer);
-	if (READ_ONCE(peer->card_valid) && !(flags & KRCORE_LOOKUP_F_NOCACHE)) {
-		lk->path = KRCORE_PATH_CACHED;
-	} else {
-		ret = krc_peer_refresh(peer, &lk->reads);
-		lk->path = KRCORE_PATH_LOOKUP;
-	}
-	lk->elapsed_ns = ktime_get_ns() - start;
-	if (ret) {
-		krc_peer_put_unless_known(peer);
-		return ret;
-	}
-	krc_peer_card_copy(peer, &lk->card);
-	krc_peer_put(peer);
-	return 0;
 }
 
 int krc_peer_info(u32 index, struct krcore_peer_info *info)
@@ -696,6 +511,7 @@ int krc_peer_info(u32 index, struct krcore_peer_info *info)
 	info->card = found->card;
 	if (!found->card_valid)
 		memcpy(info->card.gid, found->gid, 16);
+	info->dgram_vqs = krc_dg_vqs(found);
 	list_for_each_entry(conn, &found->conns, node) {
 		if (n < KRCORE_PEER_MAX_CONNS) {
 			struct krcore_conn_info *ci = &info->conns[n];

@@ -497,7 +497,7 @@ int krc_vq_push(struct krc_vq *vq, const struct krcore_wr __user *uwrs,
 			reason = KRCORE_R_QP_FULL;
 	}
 	if (vq->dgram && done && !READ_ONCE(vq->peer->nconns))
-		krc_peer_dgram_kick_rc(vq->peer);
+		krc_connect_kick_rc(vq->peer);
 	mutex_unlock(&vq->lock);
 	res->done = done;
 	res->reason = done < count ? reason : KRCORE_R_OK;

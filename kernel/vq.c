@@ -357,7 +357,7 @@ static long krc_ioc_lookup(void __user *uarg)
 	lk.reserved = 0;
 	lk.elapsed_ns = 0;
 	memset(&lk.card, 0, sizeof(lk.card));
-	ret = krc_peer_lookup(lk.gid, lk.flags, &lk);
+	ret = krc_connect_lookup(lk.gid, lk.flags, &lk);
 	if (copy_to_user(uarg, &lk, sizeof(lk)))
 		return -EFAULT;
 	return ret;
@@ -402,7 +402,7 @@ static long krc_ioc_qconnect(struct krc_vq *vq, void __user *uarg)
 		 */
 		for (tries = 0; !ret; tries++) {
 			qc.path = 0;
-			ret = krc_peer_connect(qc.gid, tmo, &qc, &peer, &conn);
+			ret = krc_connect(qc.gid, tmo, &qc, &peer, &conn);
 			if (ret)
 				break;
 			if (!conn) {

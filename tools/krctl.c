@@ -169,9 +169,9 @@ static int cmd_peers(struct krc_vq *vq)
 		       pi.card.node_id,
 		       (pi.flags & KRCORE_PEER_F_CARD) ? "cached" : "none",
 		       (unsigned long long)pi.card.incarnation);
-		printf("%u conns, %llu qconnects, %llu handshakes\n", pi.nconns,
-		       (unsigned long long)pi.qconnects,
-		       (unsigned long long)pi.handshakes);
+		printf("%u conns, %llu qconnects, %llu handshakes, %u VQs on datagrams\n",
+		       pi.nconns, (unsigned long long)pi.qconnects,
+		       (unsigned long long)pi.handshakes, pi.dgram_vqs);
 		for (c = 0; c < pi.nconns && c < KRCORE_PEER_MAX_CONNS; c++)
 			printf("  conn %u: %s, qp %u -> %u, %u VQs, %s\n",
 			       pi.conns[c].id, conn_state_str(pi.conns[c].state),

@@ -249,7 +249,9 @@ struct krcore_peer_info {
 	__u32 nconns;		/* out: connections; conns[] lists the
 				 * first KRCORE_PEER_MAX_CONNS of them
 				 */
-	__u32 reserved;
+	__u32 dgram_vqs;	/* out (ABI 6): VQs on the datagram path
+				 * to this peer (0 before ABI 6)
+				 */
 	__u64 qconnects;	/* out: VQs connected to this peer, ever */
 	__u64 handshakes;	/* out: handshakes this node started */
 	struct krcore_conn_info conns[KRCORE_PEER_MAX_CONNS];

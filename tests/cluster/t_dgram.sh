@@ -8,6 +8,11 @@
 #   B: the same with 1 in 25 datagrams dropped and 1 in 20 taken twice
 #      (both nodes): repeats, duplicates answered from the cache, data and
 #      atomics still exact;
+#   D: a bad rkey over datagrams: REM_ACCESS_ERR for that request only,
+#      refused by the responder's check, no connection fails, the VQ goes on;
+#   E: a peer that answers nothing (it drops every datagram): the requests
+#      fail with RETRY_EXC_ERR in bounded time; once it answers again, a new
+#      stream works;
 #   C: dg_policy=1: a new peer is served at once over datagrams, RC is
 #      built behind it and the VQ moves to it, requests still verified.
 . "$KRC_REPO/tests/cluster/lib.sh"
@@ -41,6 +46,14 @@ if [ "$KRC_NODE" = 0 ]; then
 	param fault_dg_dup_every 0
 	check "repeated requests answered from the cache" \
 		'ge "$(counter dg_dups)" 1'
+	barrier d_done
+	check "D: the bad rkey was refused by the check, not the RNIC" \
+		'ge "$(counter dg_rkey_refused)" 1 && eq "$(counter recoveries)" 0'
+	param fault_dg_drop_every 1
+	barrier e_dead
+	barrier e_failed 300
+	param fault_dg_drop_every 0
+	barrier e_back
 	param dg_policy 1
 	barrier c_done 600
 	touch "$INFO.stop"
@@ -77,6 +90,23 @@ else
 	barrier b_done
 	param fault_dg_drop_every 0
 	param fault_dg_dup_every 0
+	check "D: a bad rkey over datagrams: REM_ACCESS_ERR, the VQ goes on" \
+		'"$DP" badrkey "$META" "$INFO"'
+	barrier d_done
+	barrier e_dead
+	t0=$(date +%s)
+	"$KRC_TBIN/dg_once" "$META" "$INFO" >"$KRC_RUN/dead.out" 2>&1
+	rc=$?
+	t1=$(date +%s)
+	cat "$KRC_RUN/dead.out"
+	check "E: a READ to a silent peer fails (RETRY_EXC_ERR)" \
+		'[ $rc -eq 3 ] && grep -q "did not answer" "$KRC_RUN/dead.out"'
+	check "E: ... within 30 s" '[ $((t1 - t0)) -le 30 ]'
+	check "E: the stream gave up" 'ge "$(counter dg_timeouts)" 1'
+	barrier e_failed
+	barrier e_back
+	check "E: the peer answers again: a new stream works" \
+		'"$KRC_TBIN/dg_once" "$META" "$INFO"'
 	krc_unload
 	check "C: module reloads (datagrams, RC at once)" \
 		"krc_load meta_server=$META dg_policy=1"
