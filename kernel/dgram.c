@@ -934,8 +934,11 @@ static void krc_dg_exec_done(struct krc_kop *kop)
 		krc_dg_retire(rx);
 	}
 	spin_unlock_irqrestore(&rx->lock, flags);
-	local_bh_disable();
-	local_bh_enable();
+	/*
+	 * No local_bh_enable() here: this runs in the executor CQ's handler
+	 * with its lock held and interrupts off; the replies go out at the
+	 * next softirq (this one, mostly).
+	 */
 	atomic_dec(&rx->exec);
 	krc_peer_put(peer);
 }
@@ -1188,6 +1191,12 @@ static void krc_dg_on_req(struct krc_peer *peer, const struct krc_dg_hdr *h,
 	if (!rx->started || h->stream != rx->stream) {
 		/* A new stream starts at 0 and only once the old one is quiet. */
 		if (h->seq != 0 || rx->retire != rx->expected) {
+			struct krc_dg_rent *r = &rx->ent[rx->retire % KRC_DG_W];
+
+			if (rx->retire != rx->expected)
+				pr_info_ratelimited("krcore: a new datagram stream waits for the old one: seq %u of %u, state %u, op %u\n",
+						    rx->retire, rx->expected,
+						    r->state, r->opcode);
 			spin_unlock_irqrestore(&rx->lock, flags);
 			krc_event(KRC_EV_DG_RX_NEW_STREAM_WAIT);
 			return;
@@ -1217,6 +1226,13 @@ static void krc_dg_on_req(struct krc_peer *peer, const struct krc_dg_hdr *h,
 			krc_dg_reply(rx, i);
 		else
 			krc_event(KRC_EV_DG_DUP_PENDING);
+		if (rx->ent[i].state != KRC_DG_R_DONE &&
+		    rx->retire != rx->expected)
+			pr_info_ratelimited("krcore: datagram %u repeated, not answered yet (slot %u seq %u state %u; oldest unanswered %u state %u, next %u)\n",
+					    h->seq, i, rx->ent[i].seq,
+					    rx->ent[i].state, rx->retire,
+					    rx->ent[rx->retire % KRC_DG_W].state,
+					    rx->expected);
 		spin_unlock_irqrestore(&rx->lock, flags);
 		local_bh_disable();
 		local_bh_enable();
@@ -1268,32 +1284,51 @@ static void krc_dg_on_req(struct krc_peer *peer, const struct krc_dg_hdr *h,
 
 /*
  * Which known node sent this datagram? Its source (GID in the GRH, QPN)
- * must be the control QP of a card we hold, or of the card the MetaServer
- * holds for that GID (one READ, then cached). Process context.
+ * must be the control QP of the card we hold for that GID, or of the card
+ * the MetaServer holds (one READ, then cached). A source that does not
+ * match a card we hold is looked up again at most once a second per
+ * node, so datagrams from a QP of its own cost a process's sender no
+ * MetaServer READ each. Process context (ctrl.c).
  */
 static struct krc_peer *krc_dg_source(const u8 gid[16], u32 src_qp)
 {
 	struct krcore_card card;
 	struct krc_peer *peer;
 	u32 reads = 0;
-	bool ok;
+	bool known, ok;
 
 	peer = krc_peer_get(gid, false);
-	if (peer && !IS_ERR(peer)) {
+	if (IS_ERR(peer))
+		peer = NULL;
+	if (peer) {
 		spin_lock(&peer->lock);
-		ok = peer->card_valid && peer->card.ud_qpn == src_qp;
+		known = peer->card_valid;
+		ok = known && peer->card.ud_qpn == src_qp;
 		spin_unlock(&peer->lock);
 		if (ok)
 			return peer;
-		krc_peer_put(peer);
+		if (known && time_before(jiffies, peer->dg_verify_after)) {
+			krc_peer_put(peer);
+			return NULL;
+		}
+		peer->dg_verify_after = jiffies + HZ;
 	}
-	if (krc_meta_lookup(gid, &card, &reads) || card.ud_qpn != src_qp ||
-	    memcmp(card.gid, gid, 16))
+	if (krc_meta_lookup(gid, &card, &reads) || memcmp(card.gid, gid, 16)) {
+		krc_peer_put(peer);
 		return NULL;
-	peer = krc_peer_get(gid, true);
-	if (IS_ERR(peer))
-		return NULL;
+	}
+	if (!peer) {
+		peer = krc_peer_get(gid, true);
+		if (IS_ERR(peer))
+			return NULL;
+		peer->dg_verify_after = jiffies + HZ;
+	}
+	/* The MetaServer's card is the node's, whoever sent this. */
 	krc_peer_set_card(peer, &card);
+	if (card.ud_qpn != src_qp) {
+		krc_peer_put(peer);
+		return NULL;
+	}
 	krc_event(KRC_EV_DG_VERIFIED);
 	return peer;
 }

@@ -265,6 +265,7 @@ struct krc_peer {
 	/* the datagram transport (dgram.c), made on first use */
 	struct krc_dg_tx *dgtx;		/* our requests to it */
 	struct krc_dg_rx *dgrx;		/* its requests to us */
+	unsigned long dg_verify_after;	/* jiffies: next source check */
 };
 
 /* The node's control plane (node.c). */

@@ -5,14 +5,19 @@
 # before (or instead of) a pooled RC connection.
 #   A: dg_policy=3 (datagrams only): READ/WRITE 8 B..1 MiB and FAA/CAS with
 #      data verified, SEND/SEND_IMM/WRITE_IMM echoed, no RC connection made;
-#   B: the same with 1 in 25 datagrams dropped and 1 in 20 taken twice
-#      (both nodes): repeats, duplicates answered from the cache, data and
-#      atomics still exact;
+#   B: 1 in 25 datagrams dropped and 1 in 20 taken twice (both nodes):
+#      WRITE/READ-back/FAA rounds and messages still exact (repeats,
+#      duplicates answered from the cache, FAAs executed once, in order);
 #   D: a bad rkey over datagrams: REM_ACCESS_ERR for that request only,
 #      refused by the responder's check, no connection fails, the VQ goes on;
 #   E: a peer that answers nothing (it drops every datagram): the requests
 #      fail with RETRY_EXC_ERR in bounded time; once it answers again, a new
 #      stream works;
+#   F: a process of node1 sends datagram-path messages to node0's control
+#      QP from a UD QP of its own (malformed, and well-formed READ/WRITE/
+#      FAA requests with the server's real rkey, and replies): every one
+#      refused (malformed or not from a control QP), nothing executed, the
+#      MetaServer asked at most once a second, the server's data intact;
 #   C: dg_policy=1: a new peer is served at once over datagrams, RC is
 #      built behind it and the VQ moves to it, requests still verified.
 . "$KRC_REPO/tests/cluster/lib.sh"
@@ -47,6 +52,26 @@ if [ "$KRC_NODE" = 0 ]; then
 	check "repeated requests answered from the cache" \
 		'ge "$(counter dg_dups)" 1'
 	barrier d_done
+	rx0=$(counter ctrl_rx)
+	bad0=$(counter dg_rx_bad)
+	sp0=$(counter dg_rx_spoofed)
+	ex0=$(counter dg_executed)
+	mr0=$(counter meta_reads)
+	barrier f_ready
+	barrier f_sent
+	wait_for 10 '[ $(($(counter ctrl_rx) - rx0)) -ge 150 ]'
+	rx=$(($(counter ctrl_rx) - rx0))
+	bad=$(($(counter dg_rx_bad) - bad0))
+	sp=$(($(counter dg_rx_spoofed) - sp0))
+	log "F: received $rx: malformed $bad, not from a control QP $sp"
+	check "F: every hostile datagram refused (malformed or spoofed)" \
+		'ge "$rx" 100 && eq "$rx" $((bad + sp))'
+	check "F: some were malformed, some well-formed but spoofed" \
+		'ge "$bad" 1 && ge "$sp" 1'
+	check "F: nothing executed" 'eq "$(counter dg_executed)" "$ex0"'
+	check "F: the MetaServer was asked at most once a second, not per datagram" \
+		'[ $(($(counter meta_reads) - mr0)) -le 5 ]'
+	barrier f_done 300
 	check "D: the bad rkey was refused by the check, not the RNIC" \
 		'ge "$(counter dg_rkey_refused)" 1 && eq "$(counter recoveries)" 0'
 	param fault_dg_drop_every 1
@@ -80,8 +105,8 @@ else
 	param fault_dg_drop_every 25
 	param fault_dg_dup_every 20
 	barrier b_ready
-	check "B: READ/WRITE and atomics exact with lost and repeated datagrams" \
-		'"$DP" rw "$META" "$INFO"'
+	check "B: 300 WRITE/READ/FAA rounds exact with lost and repeated datagrams" \
+		'"$KRC_TBIN/dg_once" "$META" "$INFO" seq 300'
 	check "B: messages with lost and repeated datagrams" \
 		'"$DP" ping "$META" 5001 $N "$KRC_RUN/echo1.info"'
 	check "B: lost datagrams were repeated" 'ge "$(counter dg_retransmits)" 1'
@@ -93,6 +118,17 @@ else
 	check "D: a bad rkey over datagrams: REM_ACCESS_ERR, the VQ goes on" \
 		'"$DP" badrkey "$META" "$INFO"'
 	barrier d_done
+	gidx=$(krctl status | sed -n 's/.*rxe0\/1: .* gid\[\([0-9]*\)\].*/\1/p')
+	q0=$(krctl lookup "$META" | sed -n "s/^ *ud_qpn=//p" | head -n 1)
+	k0=$(krctl lookup "$META" | sed -n "s/^ *ud_qkey=//p" | head -n 1)
+	rkey=$(cut -d' ' -f2 "$INFO")
+	barrier f_ready
+	check "F: 150 hostile datagram-path messages sent" \
+		'"$KRC_TBIN/ud_garbage" rxe0 "$gidx" "$META" "$q0" "$k0" 150 dg "0x$rkey" | grep -q "sent 150 of 150"'
+	barrier f_sent
+	check "F: the server's data intact, READ/WRITE/atomics still exact" \
+		'"$DP" rw "$META" "$INFO"'
+	barrier f_done 300
 	barrier e_dead
 	t0=$(date +%s)
 	"$KRC_TBIN/dg_once" "$META" "$INFO" >"$KRC_RUN/dead.out" 2>&1
@@ -119,6 +155,7 @@ else
 	barrier c_done 600
 fi
 barrier end
+krctl counters | grep "^dg_" | tr '\n' ' '; echo
 check "every VQ closed" 'eq "$(counter vq_created)" "$(counter vq_destroyed)"'
 check "module unloads" krc_unload
 check "kernel log clean" dmesg_clean

@@ -4,11 +4,20 @@
  * tests (a silent peer must fail it in bounded time).
  *
  *   dg_once ADDR INFO    INFO holds "addr rkey" (hex) of the peer's buffer
+ *                        (dp_test serve: 4 MiB, REMOTE_READ/WRITE/ATOMIC)
  *
  * Prints the path, the completion status and the milliseconds from the
  * post to the completion. Exit 0: success; 3: the READ completed with an
  * error (its status printed); 1: anything else (no completion at all in
  * 120 s, a failed call).
+ *
+ *   dg_once ADDR INFO seq N
+ *       N rounds of one batch [WRITE i, READ it back, FAA +1] on a new VQ,
+ *       each checked: the READ returns i (the WRITE before it executed
+ *       first), the FAA returns one more than the round before (exactly
+ *       once, in order). Counts the rounds made on the datagram path and
+ *       on RC (the VQ moves when RC is ready); prints both. Exit 0 only
+ *       if every round held.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +32,108 @@ static double now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+#define SRV_SIZE	(4u << 20)
+#define SLOT_OFF	(SRV_SIZE - 512)	/* clear of dp_test's areas */
+#define COUNT_OFF	(SRV_SIZE - 1024)
+
+static void rw(struct krcore_wr *w, uint8_t op, void *local, uint32_t lkey,
+	       uint64_t raddr, uint32_t rkey, uint64_t id)
+{
+	memset(w, 0, sizeof(*w));
+	w->wr_id = id;
+	w->opcode = op;
+	w->flags = KRCORE_WR_SIGNALED;
+	w->num_sge = 1;
+	w->remote_addr = raddr;
+	w->rkey = rkey;
+	w->sg_list[0].addr = (uintptr_t)local;
+	w->sg_list[0].length = 8;
+	w->sg_list[0].lkey = lkey;
+	if (op == KRCORE_WR_ATOMIC_FAA)
+		w->compare_add = 1;
+}
+
+/* Is @vq (connected to @gid) on the datagram path now? */
+static int on_dgram(struct krc_vq *vq, const uint8_t gid[16])
+{
+	struct krcore_peer_info pi;
+	unsigned int i;
+
+	for (i = 0; krc_peer_info(vq, i, &pi) == 0; i++)
+		if (!memcmp(pi.card.gid, gid, 16))
+			return pi.dgram_vqs > 0;
+	return 0;
+}
+
+static int do_seq(struct krc_vq *vq, const struct krcore_qconnect *qc,
+		  uint64_t a, uint32_t k, unsigned int n)
+{
+	static uint64_t buf[3];
+	unsigned int i, j, dg = 0, rc = 0, bad = 0;
+	struct krcore_cqe cqe[3];
+	struct krcore_wr wr[3];
+	uint64_t base = 0;
+	struct krc_mr mr;
+	int got;
+
+	if (krc_reg_mr(vq, buf, sizeof(buf), KRCORE_ACCESS_LOCAL_WRITE,
+		       &mr) < 0) {
+		fprintf(stderr, "dg_once: %s\n", krc_errmsg());
+		return 1;
+	}
+	for (i = 0; i < n && bad < 5; i++) {
+		if (on_dgram(vq, qc->card.gid))
+			dg++;
+		else
+			rc++;
+		buf[0] = 0x5eed0000ULL + i;
+		buf[1] = 0;
+		rw(&wr[0], KRCORE_WR_WRITE, &buf[0], mr.lkey, a + SLOT_OFF, k, 1);
+		rw(&wr[1], KRCORE_WR_READ, &buf[1], mr.lkey, a + SLOT_OFF, k, 2);
+		rw(&wr[2], KRCORE_WR_ATOMIC_FAA, &buf[2], mr.lkey,
+		   a + COUNT_OFF, k, 3);
+		if (krc_qpush(vq, wr, 3) != 3) {
+			fprintf(stderr, "dg_once: round %u: %s\n", i,
+				krc_errmsg());
+			return 1;
+		}
+		for (got = 0; got < 3;) {
+			int m = krc_qpop_wait(vq, cqe + got, 3 - got, 60000);
+
+			if (m <= 0) {
+				fprintf(stderr, "dg_once: round %u: no completion\n",
+					i);
+				return 1;
+			}
+			got += m;
+		}
+		for (j = 0; j < 3; j++) {
+			if (cqe[j].wr_id != j + 1 || cqe[j].status) {
+				fprintf(stderr, "dg_once: round %u: cqe %u: wr_id %llu, %s\n",
+					i, j, (unsigned long long)cqe[j].wr_id,
+					krc_wc_status_str(cqe[j].status));
+				bad++;
+			}
+		}
+		if (buf[1] != 0x5eed0000ULL + i) {
+			fprintf(stderr, "dg_once: round %u: READ after WRITE gave %llx\n",
+				i, (unsigned long long)buf[1]);
+			bad++;
+		}
+		if (!i) {
+			base = buf[2];
+		} else if (buf[2] != base + i) {
+			fprintf(stderr, "dg_once: round %u: FAA returned %llu, expected %llu\n",
+				i, (unsigned long long)buf[2],
+				(unsigned long long)(base + i));
+			bad++;
+		}
+	}
+	printf("dg_once: %u rounds, %u on datagrams, %u on RC, %u wrong\n",
+	       i, dg, rc, bad);
+	return bad ? 2 : 0;
 }
 
 int main(int argc, char **argv)
@@ -40,8 +151,8 @@ int main(int argc, char **argv)
 	FILE *f;
 	int n;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: dg_once ADDR INFO\n");
+	if (argc != 3 && !(argc == 5 && !strcmp(argv[3], "seq"))) {
+		fprintf(stderr, "usage: dg_once ADDR INFO [seq N]\n");
 		return 1;
 	}
 	f = fopen(argv[2], "r");
@@ -50,8 +161,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fclose(f);
-	if (krc_vq_open(&vq) < 0 || krc_qconnect(vq, argv[1], 0, &qc) < 0 ||
-	    krc_reg_mr(vq, &buf, sizeof(buf), KRCORE_ACCESS_LOCAL_WRITE,
+	if (krc_vq_open(&vq) < 0 || krc_qconnect(vq, argv[1], 0, &qc) < 0) {
+		fprintf(stderr, "dg_once: %s\n", krc_errmsg());
+		return 1;
+	}
+	if (argc == 5) {
+		printf("dg_once: path %s\n",
+		       krc_path_str(qc.path, path, sizeof(path)));
+		return do_seq(vq, &qc, a, k, (unsigned int)atoi(argv[4]));
+	}
+	if (krc_reg_mr(vq, &buf, sizeof(buf), KRCORE_ACCESS_LOCAL_WRITE,
 		       &mr) < 0) {
 		fprintf(stderr, "dg_once: %s\n", krc_errmsg());
 		return 1;

@@ -16,6 +16,11 @@
  *       not match what the MetaServer and the peer know
  *   ud_garbage ... COUNT flood
  *       REQs from COUNT different made-up nodes
+ *   ud_garbage ... COUNT dg RKEY
+ *       datagram-path messages (common/dgram.h) from the process's own
+ *       QP: malformed ones, and well-formed READ/WRITE/FAA requests (with
+ *       RKEY) and replies that must be refused: the source is no node's
+ *       control QP
  * Prints how many datagrams were sent; exit 0 if all were sent.
  */
 #include <arpa/inet.h>
@@ -26,6 +31,7 @@
 #include <infiniband/verbs.h>
 
 #include "card.h"
+#include "dgram.h"
 #include "proto.h"
 
 #define BUF	256
@@ -128,6 +134,41 @@ static size_t make_lie(uint8_t *buf, unsigned int i, const char *kind,
 	return KRC_MSG_SIZE;
 }
 
+/* A datagram-path message from a QP that is no node's control QP. */
+static size_t make_dg(uint8_t *buf, unsigned int i, uint32_t rkey,
+		      unsigned int *seed)
+{
+	static const uint8_t ops[] = {
+		KRCORE_WR_READ, KRCORE_WR_WRITE, KRCORE_WR_ATOMIC_FAA,
+	};
+	struct krc_dg_hdr h;
+	size_t k, len = KRC_DG_HDR_SIZE;
+
+	memset(&h, 0, sizeof(h));
+	h.type = i % 3 == 2 ? KRC_DG_REP : KRC_DG_REQ;
+	h.opcode = ops[(i / 3) % 3];
+	h.flags = KRC_DG_F_LAST;
+	h.seq = 0;
+	h.stream = ((uint64_t)rand_r(seed) << 32 | (uint64_t)rand_r(seed)) | 1;
+	h.remote_addr = 0x10000;
+	h.rkey = rkey;
+	h.len = 8;
+	h.compare_add = 1;
+	if (h.type == KRC_DG_REP) {
+		h.opcode = KRCORE_WR_READ;
+		h.len = 8;
+	}
+	krc_dg_encode(&h, buf);
+	if (h.opcode == KRCORE_WR_WRITE || h.type == KRC_DG_REP)
+		len += 8;
+	if (i % 3 == 0) {	/* the magic, then random bytes */
+		for (k = 4; k < BUF; k++)
+			buf[k] = (uint8_t)rand_r(seed);
+		len = (size_t)(rand_r(seed) % (BUF - 4)) + 4;
+	}
+	return len;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_device **list;
@@ -150,11 +191,16 @@ int main(int argc, char **argv)
 	uint32_t vqpn = 0;
 	uint64_t vinc = 0;
 
-	if (argc != 7 && argc != 8 && argc != 11) {
+	uint32_t dg_rkey = 0;
+
+	if (argc != 7 && argc != 8 && argc != 11 &&
+	    !(argc == 9 && !strcmp(argv[7], "dg"))) {
 		fprintf(stderr, "usage: ud_garbage IBDEV GID_INDEX PEER_ADDR QPN QKEY COUNT\n"
-			"         [as|self ADDR UDQPN INC | flood]\n");
+			"         [as|self ADDR UDQPN INC | flood | dg RKEY]\n");
 		return 2;
 	}
+	if (argc == 9)
+		dg_rkey = (uint32_t)strtoul(argv[8], NULL, 0);
 	if (argc == 11) {
 		if (krc_gid_parse(argv[8], vgid))
 			return 2;
@@ -221,9 +267,13 @@ int main(int argc, char **argv)
 		};
 		struct ibv_send_wr wr = {}, *bad;
 
-		sge.length = (uint32_t)(kind ? make_lie(buf, i, kind, vgid, vqpn,
-							vinc, qp->qp_num, &seed) :
-					 make_msg(buf, i, &seed));
+		if (kind && !strcmp(kind, "dg"))
+			sge.length = (uint32_t)make_dg(buf, i, dg_rkey, &seed);
+		else if (kind)
+			sge.length = (uint32_t)make_lie(buf, i, kind, vgid, vqpn,
+							vinc, qp->qp_num, &seed);
+		else
+			sge.length = (uint32_t)make_msg(buf, i, &seed);
 		wr.sg_list = &sge;
 		wr.num_sge = 1;
 		wr.opcode = IBV_WR_SEND;

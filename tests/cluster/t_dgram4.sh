@@ -1,0 +1,73 @@
+#!/bin/sh
+# nodes: 4
+# timeout: 900
+# First contact over datagrams on four nodes (issue 10), dg_policy=1:
+#   node3, which never contacted anyone, reaches node0 (the MetaServer),
+#   node1 and node2 with fresh processes: each first READ is served on the
+#   datagram path at once (no handshake in the way), data verified;
+#   then on each peer a stream of [WRITE i, READ back, FAA +1] rounds that
+#   starts on datagrams and goes on over RC once the VQ moved: every READ
+#   sees the WRITE before it, the FAA counts are exact, nothing lost or
+#   repeated across the move; every VQ ends on RC.
+. "$KRC_REPO/tests/cluster/lib.sh"
+META=$(node_ip 0)
+DP=$KRC_TBIN/dp_test
+ONCE=$KRC_TBIN/dg_once
+
+if [ "$KRC_NODE" = 0 ]; then
+	check "MetaServer loads" 'krc_load meta_host=1 dg_policy=1'
+else
+	barrier meta_up
+	check "member loads" "krc_load meta_server=$META dg_policy=1"
+fi
+[ "$KRC_NODE" = 0 ] && barrier meta_up
+if [ "$KRC_NODE" != 3 ]; then
+	"$DP" serve "$KRC_RUN/srv.$KRC_NODE" &
+	srv=$!
+fi
+barrier up
+if [ "$KRC_NODE" = 3 ]; then
+	wait_for 60 'krctl status | grep -q registered'
+	for n in 0 1 2; do
+		addr=$(node_ip $n)
+		wait_for 60 "[ -e \"$KRC_RUN/srv.$n\" ]"
+		out=$("$ONCE" "$addr" "$KRC_RUN/srv.$n")
+		rc=$?
+		echo "$out"
+		check "first READ of a fresh process to never-contacted node$n: success" \
+			'[ $rc -eq 0 ]'
+		check "... on the datagram path" \
+			'echo "$out" | grep -q "path .*datagram.*, success"'
+	done
+	check "no qconnect waited for a handshake" \
+		'eq "$(counter qconnect_handshake)" 0 && eq "$(counter qconnect_datagram)" 3'
+	for n in 0 1 2; do
+		check "node$n: READ/WRITE 8 B..1 MiB and atomics, data verified" \
+			'"$DP" rw "$(node_ip $n)" "$KRC_RUN/srv.$n"'
+	done
+	krc_unload
+	check "member reloads (forgets every peer)" \
+		"krc_load meta_server=$META dg_policy=1"
+	wait_for 60 'krctl status | grep -q registered'
+	for n in 0 1 2; do
+		out=$("$ONCE" "$(node_ip $n)" "$KRC_RUN/srv.$n" seq 400)
+		rc=$?
+		echo "$out"
+		check "node$n: 400 WRITE/READ/FAA rounds across the move to RC, all exact" \
+			'[ $rc -eq 0 ]'
+		check "node$n: ... started on datagrams and moved to RC" \
+			'echo "$out" | grep -q "path .*datagram" &&
+			 echo "$out" | grep -Eq "on datagrams, [1-9][0-9]* on RC"'
+	done
+	check "every VQ moved to RC" 'ge "$(counter dg_switches)" 3'
+	barrier done 800
+else
+	barrier done 800
+	touch "$KRC_RUN/srv.$KRC_NODE.stop"
+	check "server process done" "wait $srv"
+fi
+barrier end
+check "every VQ closed" 'eq "$(counter vq_created)" "$(counter vq_destroyed)"'
+check "module unloads" krc_unload
+check "kernel log clean" dmesg_clean
+finish
