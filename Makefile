@@ -128,7 +128,7 @@ install: lib tools
 
 clean:
 	-$(MAKE) -C kernel clean KVER=$(KVER)
-	rm -rf $(BUILD)/obj $(BUILD)/lib $(BUILD)/bin $(BUILD)/tests
+	rm -rf $(BUILD)/obj $(BUILD)/obj-abi-next $(BUILD)/lib $(BUILD)/bin $(BUILD)/tests
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
@@ -141,6 +141,25 @@ $(BUILD)/bin/krc_example: examples/krc_example.c $(BUILD)/lib/libkrcore.a
 $(BUILD)/bin/%: bench/%.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -libverbs -lrdmacm
+
+# ABI tests: a library built for the next ABI version (the module must
+# refuse it), and raw users built against frozen old ABI headers (every
+# later module must serve them).
+ABI_NEXT := $(shell expr $$(sed -n 's/^\#define KRCORE_ABI_VERSION[[:space:]]*//p' include/uapi/krcore.h) + 1)
+ABI_NEXT_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj-abi-next/%.o)
+unit: $(BUILD)/tests/abi_check_next $(BUILD)/tests/abi_old2 $(BUILD)/tests/abi_old3
+
+$(BUILD)/obj-abi-next/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DKRC_LIB_ABI_VERSION=$(ABI_NEXT) -c $< -o $@
+
+$(BUILD)/tests/abi_check_next: tests/progs/abi_check.c $(ABI_NEXT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DKRC_LIB_ABI_VERSION=$(ABI_NEXT) -o $@ $^
+
+$(BUILD)/tests/abi_old%: tests/progs/abi/abi_old.c tests/progs/abi/krcore_abi%.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DKRC_OLD_ABI=$* -o $@ $<
 
 # Programs the cluster tests run inside the nodes.
 $(BUILD)/tests/ud_garbage: tests/progs/ud_garbage.c $(BUILD)/lib/libkrcore.a

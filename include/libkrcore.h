@@ -22,8 +22,13 @@
 extern "C" {
 #endif
 
-/* The ABI version this library was built against. */
+/*
+ * The ABI version this library was built against (the tests build one for
+ * a newer ABI with -DKRC_LIB_ABI_VERSION=N: the module must refuse it).
+ */
+#ifndef KRC_LIB_ABI_VERSION
 #define KRC_LIB_ABI_VERSION	KRCORE_ABI_VERSION
+#endif
 
 struct krc_vq;
 

@@ -416,6 +416,8 @@ extern int krc_fault_goodbye_off;
 extern int krc_fault_hs_bad_incarnation;
 extern int krc_fault_ctrl_reset;
 extern int krc_fault_meta_foreign_card;
+extern int krc_fault_leak_member;
+bool krc_fault_take(int *fault);
 
 extern u64 krc_incarnation;
 extern struct workqueue_struct *krc_wq;

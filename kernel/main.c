@@ -218,8 +218,38 @@ module_param_named(fault_ctrl_reset, krc_fault_ctrl_reset, int, 0644);
 MODULE_PARM_DESC(fault_ctrl_reset,
 		 "Testing: treat the next received control message as a QP failure (default 0)");
 
+int krc_fault_leak_member;
+module_param_named(fault_leak_member, krc_fault_leak_member, int, 0644);
+MODULE_PARM_DESC(fault_leak_member,
+		 "Testing (MetaServer host): the next N freed members keep their memory, a leak the unload must report (default 0)");
+
+/* Testing: consume one of the faults a parameter holds; true if one was. */
+bool krc_fault_take(int *fault)
+{
+	int n = READ_ONCE(*fault);
+
+	while (n > 0) {
+		int old = cmpxchg(fault, n, n - 1);
+
+		if (old == n)
+			return true;
+		n = old;
+	}
+	return false;
+}
+
 u64 krc_incarnation;
 struct workqueue_struct *krc_wq;
+
+/* The control plane could not start at load: say why, once. */
+static void krc_warn_no_port(void)
+{
+	if (krc_param_ibdev && *krc_param_ibdev)
+		pr_warn("krcore: ibdev=%s: no such RDMA device with an active RoCE port and address: /dev/krcore answers ENODEV until it appears\n",
+			krc_param_ibdev);
+	else
+		pr_warn("krcore: no active RoCE port with an address: /dev/krcore answers ENODEV until one appears\n");
+}
 
 static int __init krc_init(void)
 {
@@ -244,7 +274,8 @@ static int __init krc_init(void)
 	if (ret)
 		goto err_wq;
 	/* No RDMA port yet is not fatal: /dev/krcore answers ENODEV. */
-	krc_node_start();
+	if (krc_node_start() == -ENODEV)
+		krc_warn_no_port();
 	ret = krc_chardev_init();
 	if (ret)
 		goto err_device;

@@ -15,6 +15,7 @@
  * this CPU applies to the table under the seqlock protocol of each slot.
  */
 #include <linux/inet.h>
+#include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -24,11 +25,13 @@
 #include <net/ipv6.h>
 
 #include "krcore.h"
+#include "card.h"
 #include "meta_table.h"
 
 #define KRC_META_RX	8
 #define KRC_META_TX	8
 #define KRC_META_MAX_ORDER	9	/* 2 MiB chunks */
+#define KRC_META_FILL_MAX	BIT(20)		/* 10.200.0.0/12 */
 
 struct krc_meta_member {
 	struct list_head node;		/* on host->members */
@@ -203,6 +206,76 @@ int krc_meta_host_deregister(const struct krcore_card *card)
 	return ret;
 }
 
+/*
+ * Testing: register @n synthetic cards, at addresses 10.200.0.0 + i
+ * (i < n), as if that many members had registered, so that lookups in a
+ * full table can be measured on a small cluster. Stops at the first card
+ * the table refuses (-ENOSPC when it is full).
+ */
+static int krc_meta_host_fill(u32 n)
+{
+	struct krcore_card card = {
+		.card_version = KRCORE_CARD_VERSION,
+		.flags = KRCORE_CARD_F_ROCE_V2 | KRCORE_CARD_F_IPV4,
+		.mac = { 0x02, 0x00, 0x0a, 0xc8 },
+		.ud_qkey = krc_param_ctrl_qkey,
+		.port_num = 1,
+		.active_mtu = 3,
+	};
+	u8 ip[4] = { 10, 200, 0, 0 };
+	u32 i, slot;
+	int ret = 0;
+
+	mutex_lock(&krc_node.lock);
+	if (!krc_node.up || !krc_node.meta_host) {
+		mutex_unlock(&krc_node.lock);
+		return -ENODEV;
+	}
+	card.incarnation = krc_incarnation ^ 0x5a5a5a5a5a5a5a5aULL;
+	for (i = 0; i < n; i++) {
+		ip[1] = 200 + (i >> 16);
+		ip[2] = i >> 8;
+		ip[3] = i;
+		krc_gid_from_ipv4(card.gid, ip);
+		card.mac[4] = ip[2];
+		card.mac[5] = ip[3];
+		card.node_id = krc_gid_node_id(card.gid);
+		card.ud_qpn = 2 + i;
+		ret = krc_meta_host_register(&card, &slot);
+		if (ret)
+			break;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		cond_resched();
+	}
+	mutex_unlock(&krc_node.lock);
+	pr_info("krcore: meta: test_meta_fill: %u synthetic cards registered (%d)\n",
+		i, ret);
+	return ret;
+}
+
+static int krc_test_meta_fill_set(const char *val, const struct kernel_param *kp)
+{
+	u32 n;
+	int ret = kstrtou32(val, 0, &n);
+
+	if (ret)
+		return ret;
+	if (n > KRC_META_FILL_MAX)
+		return -ERANGE;
+	return krc_meta_host_fill(n);
+}
+
+static const struct kernel_param_ops krc_test_meta_fill_ops = {
+	.set = krc_test_meta_fill_set,
+};
+
+module_param_cb(test_meta_fill, &krc_test_meta_fill_ops, NULL, 0200);
+MODULE_PARM_DESC(test_meta_fill,
+		 "Testing (MetaServer host): register this many synthetic cards, addresses 10.200.0.0 + i (at most 1048576)");
+
 /* Where a member on this very node READs the table (loopback). */
 int krc_meta_host_where(struct krc_mt_geom *geom, u64 *addr, u32 *rkey)
 {
@@ -331,6 +404,9 @@ static void krc_member_free_rest(struct krc_meta_member *m)
 		krc_msgbuf_free(ibdev, &m->rx[i]);
 	for (i = 0; i < KRC_META_TX; i++)
 		krc_msgbuf_free(ibdev, &m->tx[i]);
+	/* Testing: keep the memory, so that the unload reports a leak. */
+	if (krc_fault_take(&krc_fault_leak_member))
+		return;
 	kfree(m);
 	krc_obj_destroyed(KRC_OBJ_META_MEMBER);
 }

@@ -363,15 +363,31 @@ static long krc_ioc_lookup(void __user *uarg)
 	return ret;
 }
 
-static long krc_ioc_qconnect(struct krc_vq *vq, void __user *uarg)
+/*
+ * Commands of older ABIs whose structure has grown since (the size is part
+ * of the command number): served as the header promises, on the prefix
+ * they know. ABI 2's QCONNECT had no ring_size and depth, ABI 3's QWAIT
+ * no messages and reserved.
+ */
+#define KRCORE_IOC_QCONNECT_ABI2 \
+	_IOC(_IOC_READ | _IOC_WRITE, KRCORE_IOC_MAGIC, 0x06, \
+	     offsetof(struct krcore_qconnect, ring_size))
+#define KRCORE_IOC_QWAIT_ABI3 \
+	_IOC(_IOC_READ | _IOC_WRITE, KRCORE_IOC_MAGIC, 0x0b, \
+	     offsetof(struct krcore_qwait, messages))
+static_assert(offsetof(struct krcore_qconnect, ring_size) == 120);
+static_assert(offsetof(struct krcore_qwait, messages) == 8);
+
+static long krc_ioc_qconnect(struct krc_vq *vq, void __user *uarg,
+			     size_t usize)
 {
-	struct krcore_qconnect qc;
+	struct krcore_qconnect qc = {};
 	struct krc_peer *peer;
 	struct krc_conn *conn;
 	unsigned long tmo;
 	int ret, tries;
 
-	if (copy_from_user(&qc, uarg, sizeof(qc)))
+	if (copy_from_user(&qc, uarg, usize))
 		return -EFAULT;
 	/* A port names a 16-bit port of the peer: never truncate it. */
 	if (qc.flags & ~KRCORE_QCONNECT_F_RC || qc.port > 0xffff)
@@ -446,7 +462,7 @@ static long krc_ioc_qconnect(struct krc_vq *vq, void __user *uarg)
 		krc_event(KRC_EV_QCONNECT_LOOKUP);
 	else
 		krc_event(KRC_EV_QCONNECT_POOLED);
-	if (copy_to_user(uarg, &qc, sizeof(qc)))
+	if (copy_to_user(uarg, &qc, usize))
 		return -EFAULT;
 	return ret;
 }
@@ -565,12 +581,12 @@ static bool krc_vq_ready(struct krc_vq *vq, struct krcore_qwait *w)
 	       (!r && !krc_vq_connected(vq));
 }
 
-static long krc_ioc_qwait(struct krc_vq *vq, void __user *uarg)
+static long krc_ioc_qwait(struct krc_vq *vq, void __user *uarg, size_t usize)
 {
-	struct krcore_qwait req;
+	struct krcore_qwait req = {};
 	long ret = 0;
 
-	if (copy_from_user(&req, uarg, sizeof(req)))
+	if (copy_from_user(&req, uarg, usize))
 		return -EFAULT;
 	if (!vq->ring && !vq->rring)
 		return -ENOTCONN;
@@ -590,7 +606,7 @@ static long krc_ioc_qwait(struct krc_vq *vq, void __user *uarg)
 			ret = krc_vq_connected(vq) || vq->rring ? -ETIMEDOUT :
 								  -ENOTCONN;
 	}
-	if (copy_to_user(uarg, &req, sizeof(req)))
+	if (copy_to_user(uarg, &req, usize))
 		return -EFAULT;
 	return ret;
 }
@@ -633,7 +649,8 @@ static long krc_vq_ioctl_dev(struct krc_vq *vq, unsigned int cmd,
 	case KRCORE_IOC_LOOKUP:
 		return krc_ioc_lookup(uarg);
 	case KRCORE_IOC_QCONNECT:
-		return krc_ioc_qconnect(vq, uarg);
+	case KRCORE_IOC_QCONNECT_ABI2:
+		return krc_ioc_qconnect(vq, uarg, _IOC_SIZE(cmd));
 	case KRCORE_IOC_PROBE:
 		return krc_ioc_probe(vq, uarg);
 	case KRCORE_IOC_REG_MR:
@@ -672,10 +689,12 @@ static long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		ret = krc_ioc_peer_info(uarg);
 		break;
 	case KRCORE_IOC_QWAIT:
-		ret = krc_ioc_qwait(vq, uarg);
+	case KRCORE_IOC_QWAIT_ABI3:
+		ret = krc_ioc_qwait(vq, uarg, _IOC_SIZE(cmd));
 		break;
 	case KRCORE_IOC_LOOKUP:
 	case KRCORE_IOC_QCONNECT:
+	case KRCORE_IOC_QCONNECT_ABI2:
 	case KRCORE_IOC_PROBE:
 	case KRCORE_IOC_REG_MR:
 	case KRCORE_IOC_DEREG_MR:

@@ -11,8 +11,12 @@
  * Versioning: KRCORE_ABI_VERSION grows by one whenever commands or
  * structures are added. Existing commands and structures never change
  * their layout (the size of each structure is also part of its command
- * number). A module answers every request of an ABI version up to its own,
- * so a user built against version N runs on any module with version >= N.
+ * number); a structure may only grow at its end, and the module then
+ * still serves the command number of every older size (ABI 2's
+ * KRCORE_IOC_QCONNECT, ABI 3's KRCORE_IOC_QWAIT). A module answers every
+ * request of an ABI version up to its own, so a user built against
+ * version N runs on any module with version >= N (tests/cluster/t_abi.sh
+ * runs users of the ABI 2 and 3 headers).
  */
 #ifndef _UAPI_KRCORE_H
 #define _UAPI_KRCORE_H

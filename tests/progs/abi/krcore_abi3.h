@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * Frozen copy of include/uapi/krcore.h as of ABI 3 (commit 7154612), for
+ * tests/progs/abi/abi_old.c: a user built against it must keep working on
+ * every later module. Never edit it (but KRCORE_MAX_MSG is written in
+ * hex: checkpatch wants BIT() outside include/uapi).
+ */
+/*
+ * krcore.h - the user/kernel ABI of krcore, the microsecond-scale RDMA
+ * control plane. This header is the contract between krcore.ko and any user
+ * of /dev/krcore (libkrcore first of all); nothing else defines the ABI.
+ *
+ * Every open of /dev/krcore is one virtual queue (VQ). All requests are
+ * ioctl()s on that file descriptor with the commands below; each returns 0
+ * or -1 with errno set.
+ *
+ * Versioning: KRCORE_ABI_VERSION grows by one whenever commands or
+ * structures are added. Existing commands and structures never change
+ * their layout (the size of each structure is also part of its command
+ * number). A module answers every request of an ABI version up to its own,
+ * so a user built against version N runs on any module with version >= N.
+ */
+#ifndef _UAPI_KRCORE_H
+#define _UAPI_KRCORE_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define KRCORE_ABI_VERSION	3
+#define KRCORE_DEVICE_PATH	"/dev/krcore"
+#define KRCORE_IOC_MAGIC	0xC7
+
+/*
+ * KRCORE_IOC_VERSION: which ABI and module this is.
+ */
+struct krcore_version {
+	__u32 abi_version;		/* out: KRCORE_ABI_VERSION of the module */
+	__u32 reserved;			/* out: 0 */
+	char module_version[32];	/* out: NUL-terminated */
+};
+
+/*
+ * The node address card: everything another node needs to reach this one.
+ * Fixed size (64 bytes), little-endian on the wire and in the MetaServer's
+ * table; card_version tells its layout apart from future ones.
+ */
+#define KRCORE_CARD_VERSION	1
+#define KRCORE_CARD_SIZE	64
+
+enum krcore_card_flags {
+	KRCORE_CARD_F_ROCE_V2	= 1 << 0,	/* gid is a RoCE v2 (UDP) GID */
+	KRCORE_CARD_F_IPV4	= 1 << 1,	/* gid is IPv4-mapped */
+};
+
+struct krcore_card {
+	__u8  gid[16];		/* GID of the node's RoCE port (network order) */
+	__u8  mac[6];		/* MAC address of the RoCE netdev */
+	__u8  card_version;	/* KRCORE_CARD_VERSION */
+	__u8  flags;		/* enum krcore_card_flags */
+	__u32 node_id;		/* cluster-unique node id */
+	__u32 ud_qpn;		/* QPN of the control UD QP (0: none yet) */
+	__u32 ud_qkey;		/* QKey of the control UD QP */
+	__u8  port_num;		/* RDMA port number on the node */
+	__u8  active_mtu;	/* enum ib_mtu of the port (1 = 256 ... 5 = 4096) */
+	__u16 reserved0;
+	__u64 incarnation;	/* new random non-zero value at every module load */
+	__u32 dct_num;		/* future transports: DC target number (0: none) */
+	__u32 reserved1;
+	__u64 dc_key;		/* future transports: DC access key */
+};
+
+/*
+ * KRCORE_IOC_QUERY_PORT: krcore's view of one RDMA port it attached to.
+ * Set index (0, 1, ...) and call until it fails with ENOENT.
+ */
+enum krcore_port_flags {
+	KRCORE_PORT_F_PRIMARY	= 1 << 0,	/* the port whose card is the node's */
+	KRCORE_PORT_F_ACTIVE	= 1 << 1,	/* IB_PORT_ACTIVE */
+	KRCORE_PORT_F_HAS_GID	= 1 << 2,	/* a usable RoCE v2 GID was found */
+};
+
+struct krcore_port_info {
+	__u32 index;		/* in: 0, 1, ... */
+	__u32 flags;		/* out: enum krcore_port_flags */
+	char  ibdev[64];	/* out: RDMA device name, NUL-terminated */
+	char  netdev[16];	/* out: its netdev name, NUL-terminated */
+	__u8  port_num;		/* out */
+	__u8  state;		/* out: enum ib_port_state */
+	__u8  active_mtu;	/* out: enum ib_mtu */
+	__u8  reserved0;
+	__s32 gid_index;	/* out: GID table index used, -1: none */
+	__u8  gid[16];		/* out */
+	__u8  mac[6];		/* out */
+	__u16 reserved1;
+	__u32 max_qp;		/* out: device limits */
+	__u32 max_qp_wr;
+	__u32 max_cqe;
+	__u32 max_sge;
+};
+
+/*
+ * KRCORE_IOC_QCONNECT: connect this VQ to a node, given its GID (an IPv4
+ * address maps to ::ffff:a.b.c.d). The VQ shares one of the RC connections
+ * the node pools for that peer. What it cost is in @path:
+ *   POOLED             a pooled connection existed: no network round trip;
+ *   CACHED / LOOKUP    the peer's card came from the local cache / from one
+ *                      (rarely more) RDMA READ of the MetaServer's table;
+ *   HANDSHAKE          a new connection took one handshake round trip;
+ *   REFRESHED          the cached card was stale and was READ again;
+ *   LOCAL              the node is this node (a loopback connection).
+ * Errors: EISCONN (VQ already connected), ENXIO (node unknown to the
+ * MetaServer), EHOSTUNREACH (no card cached and MetaServer unreachable),
+ * ETIMEDOUT (peer did not answer the handshake), ESTALE (peer keeps
+ * rejecting its card), ENODEV (no usable RDMA port), EINVAL (bad GID).
+ */
+enum krcore_path {
+	KRCORE_PATH_POOLED	= 1 << 0,
+	KRCORE_PATH_CACHED	= 1 << 1,
+	KRCORE_PATH_LOOKUP	= 1 << 2,
+	KRCORE_PATH_HANDSHAKE	= 1 << 3,
+	KRCORE_PATH_REFRESHED	= 1 << 4,
+	KRCORE_PATH_LOCAL	= 1 << 5,
+};
+
+struct krcore_qconnect {
+	__u8  gid[16];		/* in: the node to connect to */
+	__u32 port;		/* in: two-sided port on that node (0: none) */
+	__u32 flags;		/* in: 0 */
+	__u32 timeout_ms;	/* in: 0: the module's default */
+	__u32 path;		/* out: enum krcore_path */
+	__u32 conn_id;		/* out: the pooled connection used */
+	__u32 qpn;		/* out: its local QP number */
+	__u32 reads;		/* out: RDMA READs of the MetaServer table */
+	__u32 attempts;		/* out: handshake requests sent (0: none) */
+	__u64 elapsed_ns;	/* out: time spent in the kernel */
+	struct krcore_card card;	/* out: the peer's card */
+	__u32 ring_size;	/* out: bytes to mmap for the completion ring */
+	__u32 depth;		/* out: outstanding requests allowed */
+};
+
+/*
+ * KRCORE_IOC_PROBE: RDMA READ the node page of the node this VQ is
+ * connected to (it holds the node's card) over the VQ's pooled connection:
+ * proves the connection carries traffic. The page's card is returned.
+ */
+struct krcore_probe {
+	__u64 elapsed_ns;	/* out: the READ's round trip */
+	struct krcore_card card;	/* out: the card READ from the peer */
+};
+
+/*
+ * KRCORE_IOC_LOOKUP: look a node's card up: cache, else the MetaServer
+ * (one-sided READs). Does not connect. flags KRCORE_LOOKUP_F_NOCACHE
+ * skips (and refreshes) the cache.
+ */
+enum krcore_lookup_flags {
+	KRCORE_LOOKUP_F_NOCACHE	= 1 << 0,
+};
+
+struct krcore_lookup {
+	__u8  gid[16];		/* in */
+	__u32 flags;		/* in: enum krcore_lookup_flags */
+	__u32 path;		/* out: KRCORE_PATH_CACHED or _LOOKUP */
+	__u32 reads;		/* out */
+	__u32 reserved;
+	__u64 elapsed_ns;	/* out */
+	struct krcore_card card;	/* out */
+};
+
+/* KRCORE_IOC_NODE_INFO: the control plane of this node. */
+enum krcore_meta_state {
+	KRCORE_META_NONE	= 0,	/* no MetaServer configured */
+	KRCORE_META_CONNECTING	= 1,
+	KRCORE_META_REGISTERED	= 2,	/* connected, card registered */
+	KRCORE_META_DOWN	= 3,	/* unreachable: retrying */
+};
+
+enum krcore_node_flags {
+	KRCORE_NODE_F_UP		= 1 << 0,	/* control plane running */
+	KRCORE_NODE_F_META_HOST	= 1 << 1,	/* this node hosts the table */
+};
+
+struct krcore_node_info {
+	__u32 flags;		/* enum krcore_node_flags */
+	__u32 meta_state;	/* enum krcore_meta_state */
+	__u8  meta_gid[16];	/* the MetaServer's address */
+	__u32 meta_nslots;	/* its table's geometry */
+	__u32 meta_used;	/* meta host only: cards in the table */
+	__u64 meta_incarnation;
+	__u32 peers;		/* peers known (cards cached) */
+	__u32 conns;		/* pooled connections, all peers */
+	__u32 spares;		/* spare QPs ready */
+	__u32 pool_size;	/* target connections per peer */
+	struct krcore_card card;	/* this node's */
+};
+
+/*
+ * KRCORE_IOC_PEER_INFO: the peers this node knows and its connections to
+ * them. Set index (0, 1, ...) and call until ENOENT.
+ */
+#define KRCORE_PEER_MAX_CONNS	8
+
+enum krcore_conn_state {
+	KRCORE_CONN_CONNECTING	= 1,	/* handshake under way */
+	KRCORE_CONN_HALF_OPEN	= 2,	/* accepted, waiting for the RTU */
+	KRCORE_CONN_READY	= 3,
+	KRCORE_CONN_ERROR	= 4,	/* failed, to be recovered or freed */
+};
+
+struct krcore_conn_info {
+	__u32 id;
+	__u32 state;		/* enum krcore_conn_state */
+	__u32 qpn;
+	__u32 remote_qpn;
+	__u32 vqs;		/* VQs using it */
+	__u32 initiator;	/* 1: this node sent the handshake */
+};
+
+enum krcore_peer_flags {
+	KRCORE_PEER_F_CARD	= 1 << 0,	/* a card is cached */
+	KRCORE_PEER_F_LOCAL	= 1 << 1,	/* the peer is this node */
+};
+
+struct krcore_peer_info {
+	__u32 index;		/* in */
+	__u32 flags;		/* out: enum krcore_peer_flags */
+	struct krcore_card card;	/* out */
+	__u32 nconns;		/* out: connections; conns[] lists the
+				 * first KRCORE_PEER_MAX_CONNS of them
+				 */
+	__u32 reserved;
+	__u64 qconnects;	/* out: VQs connected to this peer, ever */
+	__u64 handshakes;	/* out: handshakes this node started */
+	struct krcore_conn_info conns[KRCORE_PEER_MAX_CONNS];
+};
+
+/*
+ * Data plane.
+ *
+ * Memory: KRCORE_IOC_REG_MR pins a range of the caller's memory
+ * (zero-copy, charged to its RLIMIT_MEMLOCK) and returns its lkey (for the
+ * local side of work requests of every VQ of this process) and rkey (for
+ * peers). KRCORE_IOC_DEREG_MR waits for every request that uses the range
+ * to complete first. Registrations belong to the process: they go when its
+ * last VQ is closed.
+ */
+enum krcore_access {
+	KRCORE_ACCESS_LOCAL_WRITE	= 1 << 0,
+	KRCORE_ACCESS_REMOTE_READ	= 1 << 1,
+	KRCORE_ACCESS_REMOTE_WRITE	= 1 << 2,
+	KRCORE_ACCESS_REMOTE_ATOMIC	= 1 << 3,
+};
+
+struct krcore_reg_mr {
+	__u64 addr;		/* in: start of the range */
+	__u64 length;		/* in */
+	__u32 access;		/* in: enum krcore_access */
+	__u32 lkey;		/* out */
+	__u32 rkey;		/* out */
+	__u32 reserved;
+};
+
+struct krcore_dereg_mr {
+	__u32 lkey;		/* in */
+	__u32 reserved;
+};
+
+/*
+ * Work requests, posted in batches with KRCORE_IOC_QPUSH. Every request is
+ * checked before anything reaches the shared QP; the first one that fails a
+ * check (or does not fit) stops the batch: the ones before it are posted,
+ * it and the ones after are not. @done says how many were posted, @error
+ * (a positive errno) and @reason (enum krcore_reason) why the next one was
+ * not:
+ *   EINVAL        malformed: opcode, flags, SGE count, zero length, atomic
+ *                 length or alignment, reserved fields not zero
+ *   ENOKEY        an lkey this process did not register
+ *   EFAULT        a local buffer outside the registered range
+ *   EACCES        the registration does not allow it (a READ or an atomic
+ *                 needs KRCORE_ACCESS_LOCAL_WRITE)
+ *   EMSGSIZE      longer than the connection carries
+ *   ENOTCONN      the VQ is not connected
+ *   EDESTADDRREQ  a SEND from a VQ connected without a port
+ *   EAGAIN        the VQ or the shared send queue is full: retry later
+ * The ioctl returns @count when every request was posted (and then does
+ * not write the structure back), else -1 with errno = @error.
+ */
+#define KRCORE_MAX_SGE		4
+#define KRCORE_MAX_MSG		0x40000000U	/* READ/WRITE bytes (1 << 30) */
+#define KRCORE_MAX_SEND		4080		/* SEND bytes */
+
+enum krcore_wr_opcode {
+	KRCORE_WR_READ		= 1,
+	KRCORE_WR_WRITE		= 2,
+	KRCORE_WR_WRITE_IMM	= 3,
+	KRCORE_WR_SEND		= 4,
+	KRCORE_WR_SEND_IMM	= 5,
+	KRCORE_WR_ATOMIC_CAS	= 6,	/* 8 bytes, remote_addr 8-aligned */
+	KRCORE_WR_ATOMIC_FAA	= 7,
+};
+
+enum krcore_wr_flags {
+	KRCORE_WR_SIGNALED	= 1 << 0,	/* a completion even on success */
+	KRCORE_WR_FENCE		= 1 << 1,	/* after earlier READs/atomics */
+};
+
+struct krcore_sge {
+	__u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+struct krcore_wr {
+	__u64 wr_id;		/* the user's, returned in the completion */
+	__u8  opcode;		/* enum krcore_wr_opcode */
+	__u8  flags;		/* enum krcore_wr_flags */
+	__u8  num_sge;		/* 1 .. KRCORE_MAX_SGE */
+	__u8  reserved0;
+	__u32 imm_data;		/* *_IMM: the immediate (host order) */
+	__u64 remote_addr;	/* READ, WRITE*, atomics */
+	__u32 rkey;
+	__u32 reserved1;
+	__u64 compare_add;	/* CAS: compare; FAA: add */
+	__u64 swap;		/* CAS: swap */
+	struct krcore_sge sg_list[KRCORE_MAX_SGE];
+};
+
+enum krcore_reason {
+	KRCORE_R_OK = 0,
+	KRCORE_R_OPCODE,	/* unknown opcode */
+	KRCORE_R_FLAGS,		/* unknown flag bits */
+	KRCORE_R_RESERVED,	/* a reserved field is not zero */
+	KRCORE_R_NUM_SGE,	/* 0 or more than KRCORE_MAX_SGE */
+	KRCORE_R_ZERO_LENGTH,	/* an SGE of length 0 */
+	KRCORE_R_TOO_LONG,	/* beyond KRCORE_MAX_MSG / KRCORE_MAX_SEND */
+	KRCORE_R_ATOMIC_SIZE,	/* atomics move exactly 8 bytes, one SGE */
+	KRCORE_R_ATOMIC_ALIGN,	/* remote_addr of an atomic not 8-aligned */
+	KRCORE_R_LKEY,		/* lkey not registered by this process */
+	KRCORE_R_RANGE,		/* local buffer outside its registration */
+	KRCORE_R_ACCESS,	/* registration lacks LOCAL_WRITE */
+	KRCORE_R_NOT_CONNECTED,	/* VQ not connected */
+	KRCORE_R_NO_PORT,	/* SEND without a remote port */
+	KRCORE_R_UNSUPPORTED,	/* the connection cannot carry it */
+	KRCORE_R_VQ_FULL,	/* this VQ's outstanding limit */
+	KRCORE_R_QP_FULL,	/* the shared send queue is full */
+	KRCORE_R_RECOVERING,	/* the connection is being re-established */
+	KRCORE_R_MAX,
+};
+
+struct krcore_qpush {
+	__u64 wrs;		/* in: user pointer to struct krcore_wr[count] */
+	__u32 count;		/* in */
+	__u32 done;		/* out: posted */
+	__u32 error;		/* out: errno of wrs[done] (0: all posted) */
+	__u32 reason;		/* out: enum krcore_reason of wrs[done] */
+};
+
+/*
+ * Completions of a VQ arrive in its ring, mapped read/write by mmap() of the
+ * VQ's file at offset KRCORE_MMAP_RING: a header then @entries entries of
+ * struct krcore_cqe. The kernel writes entries and advances @producer
+ * (release); the user reads entries below @producer and advances @consumer.
+ * Indexes run freely (u32, wrapping); entry i is at index i & (entries - 1).
+ * A failed request always completes, signaled or not. KRCORE_IOC_QWAIT
+ * sleeps until the ring is not empty.
+ */
+#define KRCORE_MMAP_RING	0
+
+enum krcore_wc_status {
+	KRCORE_WC_SUCCESS	= 0,
+	/* 1 .. 21: the RDMA completion status of the request (enum ib_wc_status) */
+	KRCORE_WC_LOC_LEN_ERR	= 1,
+	KRCORE_WC_LOC_PROT_ERR	= 4,
+	KRCORE_WC_FLUSHED	= 5,	/* not executed: an earlier request
+					 * of this VQ failed
+					 */
+	KRCORE_WC_REM_INV_REQ_ERR = 9,
+	KRCORE_WC_REM_ACCESS_ERR = 10,	/* bad rkey, address or access */
+	KRCORE_WC_REM_OP_ERR	= 11,
+	KRCORE_WC_RETRY_EXC_ERR	= 12,	/* the peer did not answer */
+	KRCORE_WC_RNR_RETRY_EXC_ERR = 13,
+	KRCORE_WC_GENERAL_ERR	= 21,
+	/*
+	 * The shared connection failed because of another process's request
+	 * (or the peer went away) while this non-idempotent request (atomic,
+	 * SEND) was outstanding: it was not re-sent, and may or may not have
+	 * been executed. READs and WRITEs are re-posted instead.
+	 */
+	KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN = 64,
+	KRCORE_WC_UNREACHABLE	= 65,	/* recovery found no way to the peer */
+};
+
+struct krcore_cqe {
+	__u64 wr_id;
+	__u32 status;		/* enum krcore_wc_status */
+	__u8  opcode;		/* enum krcore_wr_opcode of the request */
+	__u8  flags;		/* reserved */
+	__u16 reserved;
+	__u32 byte_len;
+	__u32 imm_data;
+	__u64 reserved1;
+};
+
+struct krcore_ring {
+	__u32 producer;		/* written by the kernel */
+	__u32 pad0[15];
+	__u32 consumer;		/* written by the user */
+	__u32 pad1[15];
+	__u32 entries;		/* a power of two */
+	__u32 depth;		/* outstanding requests allowed per VQ */
+	__u32 entry_offset;	/* byte offset of entry 0 in the mapping */
+	__u32 size;		/* bytes to map */
+	__u64 recoveries;	/* times this VQ's connection was recovered */
+	__u64 reserved[4];
+};
+
+struct krcore_qwait {
+	__u32 timeout_ms;	/* in: 0 = do not sleep */
+	__u32 available;	/* out: entries in the ring */
+};
+
+#define KRCORE_IOC_VERSION \
+	_IOWR(KRCORE_IOC_MAGIC, 0x00, struct krcore_version)
+#define KRCORE_IOC_QUERY_CARD \
+	_IOWR(KRCORE_IOC_MAGIC, 0x01, struct krcore_card)
+#define KRCORE_IOC_QUERY_PORT \
+	_IOWR(KRCORE_IOC_MAGIC, 0x02, struct krcore_port_info)
+#define KRCORE_IOC_NODE_INFO \
+	_IOWR(KRCORE_IOC_MAGIC, 0x03, struct krcore_node_info)
+#define KRCORE_IOC_PEER_INFO \
+	_IOWR(KRCORE_IOC_MAGIC, 0x04, struct krcore_peer_info)
+#define KRCORE_IOC_LOOKUP \
+	_IOWR(KRCORE_IOC_MAGIC, 0x05, struct krcore_lookup)
+#define KRCORE_IOC_QCONNECT \
+	_IOWR(KRCORE_IOC_MAGIC, 0x06, struct krcore_qconnect)
+#define KRCORE_IOC_PROBE \
+	_IOWR(KRCORE_IOC_MAGIC, 0x07, struct krcore_probe)
+#define KRCORE_IOC_REG_MR \
+	_IOWR(KRCORE_IOC_MAGIC, 0x08, struct krcore_reg_mr)
+#define KRCORE_IOC_DEREG_MR \
+	_IOWR(KRCORE_IOC_MAGIC, 0x09, struct krcore_dereg_mr)
+#define KRCORE_IOC_QPUSH \
+	_IOWR(KRCORE_IOC_MAGIC, 0x0a, struct krcore_qpush)
+#define KRCORE_IOC_QWAIT \
+	_IOWR(KRCORE_IOC_MAGIC, 0x0b, struct krcore_qwait)
+
+#endif /* _UAPI_KRCORE_H */
