@@ -50,7 +50,7 @@ else
 		rc=$?
 		echo "$err"
 		check "unknown node: fails with ENXIO and a clear message" \
-			'[ $rc = 1 ] && echo "$err" | grep -q "^krctl: 10.77.0.99 is not registered with the MetaServer (No such device or address)"'
+			'[ $rc = 1 ] && echo "$err" | grep -q "^krctl: node 10.77.0.99 is not registered with the MetaServer (No such device or address)"'
 		peers=$(krctl peers)
 		prc=$?
 		check "unknown node: no peer entry left" \

@@ -52,10 +52,11 @@ else
 		echo "$err"
 		check "unknown node: EHOSTUNREACH, clear message" \
 			'[ $rc = 1 ] && echo "$err" | grep -q "no cached card and the MetaServer is unreachable (No route to host)"'
-		# A lookup attempt would cost a connect of the MetaServer
-		# (connect_timeout_ms, seconds): this took $((t1 - t0)) ms.
-		check "the failure was quick ($((t1 - t0)) ms < 1000), no lookup attempted" \
-			'[ $((t1 - t0)) -lt 1000 ] && eq "$(counter meta_unreachable)" $((mu0 + 1)) &&
+		# A lookup attempt would wait for the MetaServer (a connect
+		# of up to connect_timeout_ms, 10 s); starting krctl alone
+		# takes about a second on a loaded TCG node.
+		check "the failure was quick ($((t1 - t0)) ms < 3000), no lookup attempted" \
+			'[ $((t1 - t0)) -lt 3000 ] && eq "$(counter meta_unreachable)" $((mu0 + 1)) &&
 			 eq "$(counter meta_reads)" "$mr0"'
 	fi
 	barrier tested
