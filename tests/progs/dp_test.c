@@ -1682,9 +1682,9 @@ static int do_spray(const char *addr, uint32_t port, uint32_t fport, int n,
 	while (sent[0] < n || sent[1] < m) {
 		int want[2];
 
-		/* Bursts of up to 16 per port, both ports at once. */
+		/* Bursts of up to 8 per port, both ports at once. */
 		for (v = 0; v < 2; v++) {
-			want[v] = todo[v] - sent[v] < 16 ? todo[v] - sent[v] : 16;
+			want[v] = todo[v] - sent[v] < 8 ? todo[v] - sent[v] : 8;
 			for (i = 0; i < want[v]; i++) {
 				uint8_t *d = buf + (v * 16 + i) * MSG_LEN;
 				uint32_t seq = (uint32_t)(sent[v] + i);
