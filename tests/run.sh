@@ -4,7 +4,11 @@
 # The test suite of krcore: unit tests (no VM), style, fuzzers (each runs
 # KRC_FUZZ_SECONDS, default 20), then cluster tests (each boots its own
 # Soft-RoCE nodes with tools/krcluster). Ends with one line
-# "N passed, N failed".
+# "N passed, N failed" (then ", N skipped" when a test was skipped).
+# A unit test case skipped with cmocka's skip(), or a cluster test whose
+# nodes exit 77 (lib.sh: skip) where none failed, counts as skipped; a
+# test binary with no test case at all, no unit test binary, or a fuzzer
+# that ran no input fails.
 #
 #   tests/run.sh [unit|style|fuzz|cluster|all] [NAME-PATTERN]
 #
@@ -17,7 +21,9 @@ pattern=${2:-}
 build=${BUILD:-build}
 passed=0
 failed=0
+skipped=0
 failures=""
+skips=""
 
 pass() {
 	passed=$((passed + 1))
@@ -28,26 +34,65 @@ flunk() {
 	failures="$failures $1"
 }
 
+skip() {
+	skipped=$((skipped + 1))
+	skips="$skips $1"
+}
+
 run_unit() {
+	found=0
 	for t in "$build"/tests/test_*; do
 		case "$t" in *.d) continue ;; esac
 		[ -x "$t" ] || continue
 		name=${t##*/}
 		case "$name" in *"$pattern"*) ;; *) continue ;; esac
+		found=$((found + 1))
 		out=$(CMOCKA_MESSAGE_OUTPUT=TAP "$t" 2>&1)
 		rc=$?
 		echo "$out" | grep -E '^(not )?ok ' | sed "s/^/unit $name: /"
-		ok=$(echo "$out" | grep -c '^ok ')
+		# cmocka's TAP: "ok N - name # SKIP" for a skipped case
+		sk=$(echo "$out" | grep -c '^ok .*# *SKIP')
+		ok=$(($(echo "$out" | grep -c '^ok ') - sk))
 		bad=$(echo "$out" | grep -c '^not ok ')
 		passed=$((passed + ok))
 		failed=$((failed + bad))
+		skipped=$((skipped + sk))
 		[ "$bad" -gt 0 ] && failures="$failures $name"
+		[ "$sk" -gt 0 ] && skips="$skips $name"
 		if [ $rc -ne 0 ] && [ "$bad" -eq 0 ]; then
 			# crashed or failed outside a test case
 			echo "$out" | tail -n 20
 			flunk "$name(exit $rc)"
+		elif [ $((ok + bad + sk)) -eq 0 ]; then
+			echo "$out" | tail -n 20
+			echo "not ok - unit $name: no test case ran"
+			flunk "$name(no-tests)"
 		fi
 	done
+	if [ "$found" -eq 0 ]; then
+		echo "not ok - unit: no test binary in $build/tests matches '$pattern' (make all?)"
+		flunk "unit(none)"
+	fi
+}
+
+# Did a cluster test skip? Every node exited 0 or 77 (at least one 77),
+# krcluster failed only those nodes and their kernel logs are clean.
+cluster_skipped() {
+	n77=0
+	for rcf in "$1"/node*.rc; do
+		[ -f "$rcf" ] || return 1
+		case "$(cat "$rcf")" in
+		0) ;;
+		77)
+			n77=$((n77 + 1))
+			grep -qE 'BUG:|WARNING:|Oops|Call Trace' "${rcf%.rc}.dmesg" 2>/dev/null &&
+				return 1
+			;;
+		*) return 1 ;;
+		esac
+	done
+	[ "$n77" -gt 0 ] &&
+		grep -q "^krcluster: $n77 of [0-9]* node(s) failed" "$1.summary"
 }
 
 run_cluster() {
@@ -65,6 +110,11 @@ run_cluster() {
 			>"$out.summary" 2>&1; then
 			echo "ok - cluster $name ($(($(date +%s) - start))s)"
 			pass
+		elif cluster_skipped "$out"; then
+			# every node that did not pass skipped (exit 77), cleanly
+			why=$(grep -h -a -o 'SKIP: .*' "$out"/node*.log 2>/dev/null | head -n 1 | tr -d '\r')
+			echo "skip - cluster $name ($(($(date +%s) - start))s): ${why:-exit 77}"
+			skip "$name"
 		else
 			echo "not ok - cluster $name ($(($(date +%s) - start))s), logs in $out"
 			cat "$out.summary"
@@ -120,8 +170,14 @@ run_fuzz() {
 		if "$bin" -max_total_time="$secs" -max_len=512 \
 			-artifact_prefix="$build/fuzz/$name-" "$corpus" >"$log" 2>&1; then
 			runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log" | tail -n 1)
-			echo "ok - fuzz $name (${runs:-?} runs)"
-			pass
+			if [ "${runs:-0}" -gt 0 ] 2>/dev/null; then
+				echo "ok - fuzz $name ($runs runs)"
+				pass
+			else
+				tail -n 20 "$log"
+				echo "not ok - fuzz $name: no input ran (${runs:-no} runs), log in $log"
+				flunk "$name(no-runs)"
+			fi
 		else
 			tail -n 40 "$log"
 			echo "not ok - fuzz $name, log in $log"
@@ -140,5 +196,10 @@ all) run_unit; run_style; run_fuzz; run_cluster ;;
 esac
 
 [ -n "$failures" ] && echo "failed:$failures"
-echo "$passed passed, $failed failed"
+[ -n "$skips" ] && echo "skipped:$skips"
+if [ "$skipped" -gt 0 ]; then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
 [ "$failed" -eq 0 ]

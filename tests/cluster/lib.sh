@@ -39,6 +39,13 @@ finish() {
 	exit 0
 }
 
+# skip REASON: this test cannot run here; tests/run.sh counts it as
+# skipped (exit 77 on every node that skips, none failing).
+skip() {
+	log "SKIP: $*"
+	exit 77
+}
+
 node_ip() {
 	echo "$KRC_NET.$(($1 + 1))"
 }
@@ -168,6 +175,22 @@ publish_card() {
 
 card_of() {
 	cat "$KRC_RUN/card.$1"
+}
+
+# peer_conns ADDR [STATE]: how many connections (in STATE, e.g. ready) the
+# node has to the peer at ADDR; prints nothing and fails if krctl fails
+# or the peer is not listed at all (so that eq/ge on it fail too).
+peer_conns() {
+	_pc=$(krctl peers) || return 1
+	printf '%s\n' "$_pc" | awk -v p="peer $1" -v s="${2:-}" '
+		/^peer / { on = (index($0, p ":") == 1 || index($0, p " ") == 1); if (on) seen = 1 }
+		on && /^ *conn / && (s == "" || index($0, ": " s)) { n++ }
+		END { if (seen) print n + 0; else exit 1 }'
+}
+
+# now_ms: milliseconds since boot (busybox date has no %N).
+now_ms() {
+	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
 }
 
 # peer_block ADDR: the lines "krctl peers" prints about the peer at ADDR.

@@ -5,11 +5,14 @@
 # process of node0 registered:
 #   READ/WRITE 8 B..1 MiB and atomics, data verified;
 #   16 processes with interleaved batches on one shared QP (pool_size=1);
-#   a process posting every kind of garbage beside well-behaved ones;
-#   a process posting far beyond its queue depth;
-#   a bad rkey from one process while others run: only it sees an error;
+#   a process posting every kind of garbage beside 8 running processes of
+#   READs and WRITEs (in order, data checked): no error, no recovery;
+#   four VQs posting far beyond their depth: VQ_FULL, then QP_FULL at the
+#   shared send queue's size; rings filled unread lose nothing;
+#   a bad rkey from one process while 8 others run: only it sees an error,
+#   their READs and WRITEs are re-posted (none failed), data checked;
 #   a process killed with requests in flight;
-# then no leak anywhere and a clean unload.
+# then no stray completion, no watchdog timeout, no leak, a clean unload.
 . "$KRC_REPO/tests/cluster/lib.sh"
 META=$(node_ip 0)
 INFO=$KRC_RUN/srv.info
@@ -33,38 +36,59 @@ else
 	check "all of them on one shared QP" \
 		'[ "$(peer_block "$META" | grep -c "conn .*: ready")" = 1 ]'
 
-	"$DP" steady "$META" "$INFO" 8 4 >"$KRC_RUN/steady1.out" 2>&1 &
+	D=$KRC_RUN/dp
+	mkdir -p "$D/s1" "$D/s2"
+	rec0=$(counter recoveries)
+	"$DP" steady "$META" "$INFO" "$D/s1" 8 0 >"$KRC_RUN/steady1.out" 2>&1 &
 	good=$!
+	check "8 steady processes running" \
+		'wait_for 120 "[ \$(ls $D/s1 | grep -c \"^ready\\.\") = 8 ]"'
 	check "every malformed request refused with its errno" \
 		'"$DP" garbage "$META" "$INFO"'
-	check "well-behaved processes beside the garbage: no error" "wait $good"
+	touch "$D/s1/stop"
+	check "beside the garbage: every completion in order, data checked, no VQ recovered" \
+		"wait $good"
 	cat "$KRC_RUN/steady1.out"
+	check "no recovery during the garbage" 'eq "$(counter recoveries)" "$rec0"'
 
-	check "far beyond the queue depth: EAGAIN, no overflow, all complete" \
+	check "four VQs far beyond their depth: VQ_FULL, QP_FULL at qp_depth, nothing lost" \
 		'"$DP" flood "$META" "$INFO"'
 
 	rec0=$(counter recoveries)
-	"$DP" steady "$META" "$INFO" 8 4 >"$KRC_RUN/steady2.out" 2>&1 &
+	rp0=$(counter wr_reposted)
+	ne0=$(counter wr_not_executed)
+	"$DP" steady "$META" "$INFO" "$D/s2" 8 1+ >"$KRC_RUN/steady2.out" 2>&1 &
 	good=$!
-	sleep 2
+	check "8 steady processes running" \
+		'wait_for 120 "[ \$(ls $D/s2 | grep -c \"^ready\\.\") = 8 ]"'
 	check "a bad rkey: that process gets the remote access error" \
 		'"$DP" badrkey "$META" "$INFO"'
-	check "the others complete every request" "wait $good"
+	touch "$D/s2/stop"
+	check "the others: every request completes in order, data checked, each VQ moved" \
+		"wait $good"
 	cat "$KRC_RUN/steady2.out"
 	check "the shared connection was recovered" '[ "$(counter recoveries)" -gt "$rec0" ]'
-	check "requests of the other processes were re-posted, none lost" \
-		'eq "$(counter wr_not_executed)" 0'
+	check "outstanding READs and WRITEs of the others were re-posted ($(($(counter wr_reposted) - rp0)))" \
+		'[ "$(counter wr_reposted)" -gt "$rp0" ]'
+	check "none of them failed as not executed" 'eq "$(counter wr_not_executed)" "$ne0"'
 
-	"$DP" inflight "$META" "$INFO" >/dev/null 2>&1 &
+	"$DP" inflight "$META" "$INFO" "$D" >"$KRC_RUN/inflight.out" 2>&1 &
 	victim=$!
-	sleep 2
+	check "the victim has READs in flight" 'wait_for 60 "[ -e $D/inflight.ready ]"'
 	kill -9 $victim
-	wait $victim 2>/dev/null
+	wait $victim
+	vrc=$?
+	cat "$KRC_RUN/inflight.out"
+	check "it was killed (status $vrc) with READs in flight, no error before" \
+		'[ $vrc = 137 ] && grep -q "READs in flight" "$KRC_RUN/inflight.out" &&
+		 ! grep -q FAIL "$KRC_RUN/inflight.out"'
 	check "the killed process's VQ and registrations are gone" \
 		'wait_for 30 "eq \"\$(counter vq_created)\" \"\$(counter vq_destroyed)\" && eq \"\$(counter user_mr_created)\" \"\$(counter user_mr_destroyed)\""'
 	check "the pool keeps working" '"$DP" rw "$META" "$INFO" >/dev/null'
 	check "every process context freed" \
 		'eq "$(counter proc_created)" "$(counter proc_destroyed)"'
+	check "no stray completion, no watchdog timeout" \
+		'eq "$(counter stray_completions)" 0 && eq "$(counter wr_timeouts)" 0'
 	krctl counters | grep -E "^(wr_|recoveries|stray)"
 	barrier done
 fi

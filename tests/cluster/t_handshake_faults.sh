@@ -84,8 +84,8 @@ if [ "$KRC_NODE" = 1 ]; then
 		'echo "$err" | grep -q "did not answer the handshake (Connection timed out)"'
 	check "D: within the bound of 6 attempts with backoff ($((t1 - t0)) s)" \
 		'[ $((t1 - t0)) -le 8 ]'
-	check "D: the dead peer's QP was destroyed, nothing pooled" \
-		'! peer_block "$N3" | grep -q "conn "'
+	check "D: the dead peer's QP was destroyed, nothing pooled (card kept)" \
+		'eq "$(peer_conns "$N3")" 0'
 fi
 barrier d_failed
 [ "$KRC_NODE" = 3 ] && param fault_ctrl_drop_rx 0
@@ -127,8 +127,15 @@ fi
 barrier f_done
 if [ "$KRC_NODE" = 2 ]; then
 	check "F: one control QP recovery" 'eq "$(counter ctrl_recoveries)" 1'
-	check "F: same control QPN as in the card" \
-		'[ "$(kv ud_qpn "$(krctl card)")" = "$(dmesg | sed -n "s/.*control QP \([0-9]*\) recovered.*/\1/p")" ]'
+	put ctrl_qpn "$(dmesg | sed -n "s/.*control QP \([0-9]*\) recovered.*/\1/p")"
+fi
+if [ "$KRC_NODE" = 1 ]; then
+	# node1 cached node2's card in C, before the reset: it must still hold.
+	qpn=$(get ctrl_qpn 2)
+	out=$(krctl lookup "$N2")
+	echo "$out"
+	check "F: the recovered control QP ($qpn) has the QPN node1 cached before the reset" \
+		'[ "$(kv path "$out")" = cached ] && [ -n "$qpn" ] && [ "$(kv ud_qpn "$out")" = "$qpn" ]'
 fi
 barrier done
 check "module unloads" krc_unload

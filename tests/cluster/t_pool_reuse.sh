@@ -20,10 +20,15 @@ else
 	out=$("$KRC_TBIN/qconnect_storm" "$META" 20 50)
 	rc=$?
 	echo "$out"
-	check "1000 qconnects, none failed" '[ $rc = 0 ] && echo "$out" | grep -q "20 processes x 50 qconnects to $META: 0 failed"'
-	check "at most one qconnect paid a handshake" \
-		'eq "$(counter qconnect_handshake)" 1'
-	check "every other one was pooled" 'ge "$(counter qconnect_pooled)" 999'
+	tot=$(echo "$out" | sed -n 's/^totals: //p')
+	check "1000 qconnects, none failed, every process exited 0" \
+		'[ $rc = 0 ] && eq "$(kv qconnects "$tot")" 1000 && eq "$(kv failed "$tot")" 0'
+	check "exactly one qconnect paid a handshake" \
+		'eq "$(counter qconnect_handshake)" 1 && eq "$(kv handshakes "$tot")" 1'
+	check "every other one was pooled" \
+		'ge "$(counter qconnect_pooled)" 999 && eq "$(kv pooled "$tot")" 999'
+	check "they used 1 to $POOL connections ($(kv conns "$tot"))" \
+		'ge "$(kv conns "$tot")" 1 && ge '$POOL' "$(kv conns "$tot")"'
 	check "one MetaServer READ in all" 'eq "$(counter meta_reads)" 1'
 	check "pool grew to pool_size in the background" \
 		'wait_for 10 "eq \"\$(counter hs_connected)\" '$POOL'"'
@@ -34,9 +39,13 @@ else
 	check "$POOL ready connections to node0" \
 		'[ "$(peer_block "$META" | grep -c "conn .*: ready")" = '$POOL' ]'
 	out=$("$KRC_TBIN/qconnect_storm" "$META" 16 8 1)
+	rc=$?
 	echo "$out"
-	check "128 VQs held open at once all share the pool" \
-		'echo "$out" | grep -q "0 failed" && eq "$(counter hs_connected)" '$POOL
+	tot=$(echo "$out" | sed -n 's/^totals: //p')
+	check "128 VQs held open at once, none failed" \
+		'[ $rc = 0 ] && eq "$(kv qconnects "$tot")" 128 && eq "$(kv failed "$tot")" 0'
+	check "... all pooled, spread over exactly the $POOL connections" \
+		'eq "$(kv pooled "$tot")" 128 && eq "$(kv conns "$tot")" '$POOL' && eq "$(counter hs_connected)" '$POOL
 	barrier storm_done
 fi
 barrier end

@@ -33,7 +33,7 @@ case "$KRC_NODE" in
 	barrier reloaded1
 	check "goodbye from node2 received" 'wait_for 5 "ge \"\$(counter goodbye_recv)\" 1"'
 	check "connections to node2's old incarnation dropped" \
-		'wait_for 5 "! peer_block $TWO | grep -q \"conn .*ready\""'
+		'wait_for 5 "eq \"\$(peer_conns $TWO ready)\" 0"'
 	out=$(krctl probe "$TWO")
 	echo "$out"
 	inc2=$(echo "$out" | inc_of)
@@ -44,7 +44,12 @@ case "$KRC_NODE" in
 	barrier reloaded2
 	# No goodbye this time: our pool still holds connections to the
 	# old incarnation. The first request on one fails...
-	check "first probe after a silent reload fails" '! krctl probe "$TWO"'
+	out=$(krctl probe "$TWO" 2>&1)
+	rc=$?
+	echo "$out"
+	check "first probe after a silent reload: the pooled connection's READ fails" \
+		'[ $rc = 1 ] && echo "$out" | grep -q "^path=pooled" &&
+		 echo "$out" | grep -qE "^krctl: probe READ failed \((Input/output error|Connection timed out)\)"'
 	# ...and makes us re-read node2's card: every stale connection goes.
 	check "the failure made us verify the peer" \
 		'wait_for 10 "ge \"\$(counter peer_verified)\" 1"'
