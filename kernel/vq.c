@@ -361,6 +361,35 @@ static long krc_ioc_lookup(void __user *uarg)
 	return ret;
 }
 
+/*
+ * The errnos the ABI header lists for KRCORE_IOC_QCONNECT; whatever else
+ * the layers below (MetaServer READs, the peer's NAK, the device) return
+ * is EIO, so that the list stays complete.
+ */
+static int krc_qconnect_errno(int ret)
+{
+	switch (ret) {
+	case 0:
+	case -EISCONN:
+	case -ENXIO:
+	case -EHOSTUNREACH:
+	case -ETIMEDOUT:
+	case -ESTALE:
+	case -EBUSY:
+	case -ENOSPC:
+	case -ECONNRESET:
+	case -EINTR:
+	case -ENODEV:
+	case -EINVAL:
+	case -EPERM:
+	case -EFAULT:
+	case -ENOMEM:
+		return ret;
+	default:
+		return -EIO;
+	}
+}
+
 static long krc_ioc_qconnect(struct krc_vq *vq, void __user *uarg)
 {
 	struct krcore_qconnect qc;
@@ -421,6 +450,7 @@ static long krc_ioc_qconnect(struct krc_vq *vq, void __user *uarg)
 		}
 	}
 	mutex_unlock(&vq->lock);
+	ret = krc_qconnect_errno(ret);
 	if (ret)
 		krc_event(KRC_EV_QCONNECT_FAILED);
 	else if (qc.path & KRCORE_PATH_LOCAL)
@@ -513,6 +543,20 @@ static long krc_ioc_dereg_mr(struct krc_vq *vq, void __user *uarg)
 	return krc_mr_dereg(vq->proc, req.lkey);
 }
 
+/*
+ * A qpush that failed as a whole, before any request was looked at (not
+ * the VQ's owner, device gone, killed): done 0, the errno, reason OK.
+ */
+static long krc_qpush_fail(void __user *uarg, long err)
+{
+	struct krcore_qpush __user *u = uarg;
+
+	if (put_user(0, &u->done) || put_user((u32)-err, &u->error) ||
+	    put_user(KRCORE_R_OK, &u->reason))
+		return -EFAULT;
+	return err;
+}
+
 static long krc_ioc_qpush(struct krc_vq *vq, void __user *uarg)
 {
 	struct krcore_qpush req;
@@ -521,11 +565,14 @@ static long krc_ioc_qpush(struct krc_vq *vq, void __user *uarg)
 	if (copy_from_user(&req, uarg, sizeof(req)))
 		return -EFAULT;
 	if (!vq->proc)
-		return -EACCES;
+		return krc_qpush_fail(uarg, -EACCES);
+	req.error = 0;
 	ret = krc_vq_push(vq, u64_to_user_ptr(req.wrs), req.count, &req);
 	/* All posted: the count is the answer, nothing to copy back. */
 	if (!ret)
 		return req.done;
+	if (!req.error)
+		return krc_qpush_fail(uarg, ret);
 	if (copy_to_user(uarg, &req, sizeof(req)))
 		return -EFAULT;
 	return ret;
@@ -551,8 +598,12 @@ static long krc_ioc_qwait(struct krc_vq *vq, void __user *uarg)
 
 	if (copy_from_user(&req, uarg, sizeof(req)))
 		return -EFAULT;
-	if (!vq->ring && !vq->rring)
-		return -ENOTCONN;
+	if (!vq->ring && !vq->rring) {
+		req.available = 0;
+		req.messages = 0;
+		return copy_to_user(uarg, &req, sizeof(req)) ? -EFAULT :
+							       -ENOTCONN;
+	}
 	if (!krc_vq_ready(vq, &req) && req.timeout_ms) {
 		ret = wait_event_interruptible_timeout
 			(vq->wq, krc_vq_ready(vq, &req),
@@ -661,8 +712,11 @@ static long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case KRCORE_IOC_QPUSH:
 	case KRCORE_IOC_QBIND:
 		ret = krc_vq_enter(vq);
-		if (ret)
+		if (ret) {
+			if (cmd == KRCORE_IOC_QPUSH)
+				ret = krc_qpush_fail(uarg, ret);
 			break;
+		}
 		ret = krc_vq_ioctl_dev(vq, cmd, uarg);
 		krc_node_leave();
 		break;
