@@ -476,6 +476,64 @@ static void check_lookup(int fd, const char *peer)
 	      lk.path, lk.reads);
 }
 
+static void on_alarm(int sig)
+{
+}
+
+/*
+ * With the peer's answers lost and many retries allowed: a child asks for
+ * 2^32-1 ms and gets ETIMEDOUT after the 60 s cap; meanwhile this process
+ * connects to the same peer, waits behind the child, and a signal ends
+ * its wait with EINTR.
+ */
+static void check_slow_qconnect(const char *peer)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct krcore_qconnect qc;
+	uint64_t res[3] = { 0, 0, 0 };
+	int pfd[2], fd, e, st;
+	pid_t pid;
+
+	if (pipe(pfd))
+		die("pipe");
+	write_param("hs_retries", 1000);
+	write_param("fault_ctrl_drop_type", 2);
+	write_param("fault_ctrl_drop_rx", 100000);
+	pid = fork();
+	if (pid == 0) {
+		uint64_t t = now_ms();
+
+		fd = vq_open();
+		res[0] = qconnect(fd, peer, 0, 0xffffffffu, &qc);
+		res[1] = now_ms() - t;
+		res[2] = qc.elapsed_ns / 1000000;
+		_exit(write(pfd[1], res, sizeof(res)) == sizeof(res) ? 0 : 1);
+	}
+	sleep(2);
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(2);
+	fd = vq_open();
+	e = qconnect(fd, peer, 0, 0, &qc);
+	alarm(0);
+	check(e == EINTR,
+	      "qconnect: EINTR (a signal while it waits for another connect to the peer)",
+	      "%s", strerror(e));
+	close(fd);
+	if (read(pfd[0], res, sizeof(res)) != sizeof(res))
+		res[0] = 0;
+	waitpid(pid, &st, 0);
+	write_param("fault_ctrl_drop_rx", 0);
+	write_param("fault_ctrl_drop_type", 0);
+	write_param("hs_retries", 5);
+	check(res[0] == ETIMEDOUT && res[1] >= 59000 && res[1] < 70000 &&
+	      res[2] >= 59000 && res[2] < 70000,
+	      "qconnect: timeout_ms is capped at 60000 (2^32-1: ETIMEDOUT after 60 s, elapsed_ns written back)",
+	      "%s after %llu ms, elapsed_ns %llu ms", strerror((int)res[0]),
+	      (unsigned long long)res[1], (unsigned long long)res[2]);
+	close(pfd[0]);
+	close(pfd[1]);
+}
+
 static void check_qconnect(const char *peer, const char *self)
 {
 	struct krcore_qconnect qc, qc2;
@@ -491,6 +549,13 @@ static void check_qconnect(const char *peer, const char *self)
 	check(e == ETIMEDOUT,
 	      "qconnect: ETIMEDOUT (peer did not answer the handshake)", "%s",
 	      strerror(e));
+
+	/* Every request names a wrong incarnation: the peer keeps refusing. */
+	write_param("fault_hs_bad_incarnation", 100);
+	e = qconnect(fd, peer, 0, 5000, &qc);
+	write_param("fault_hs_bad_incarnation", 0);
+	check(e == ESTALE, "qconnect: ESTALE (peer keeps rejecting its card)",
+	      "%s", strerror(e));
 
 	write_param("max_peers", 0);
 	e = qconnect(fd, "10.77.0.77", 0, 0, &qc);
@@ -1128,6 +1193,67 @@ static void check_fork(struct dp *d)
 	      "ret %d", ret);
 }
 
+/* A WRITE_IMM: the bytes written, and a message naming them. */
+static void check_write_imm(int b, struct krcore_recv_ring *rr, void *map,
+			    struct krcore_reg_mr *mr, char *buf)
+{
+	struct krcore_reg_mr tmr;
+	struct krcore_qpush res;
+	struct krcore_wr wr;
+	struct krcore_msg *m;
+	char *tgt = alloc_buf(4096);
+	uint64_t end = now_ms() + 10000;
+	int ret;
+
+	if (reg_mr(b, tgt, 4096, KRCORE_ACCESS_REMOTE_WRITE, &tmr))
+		die("reg_mr tgt");
+	memcpy(buf, "sixteen bytes!!!", 16);
+	wr_rw(&wr, KRCORE_WR_WRITE_IMM, buf, 16, mr->lkey, (uintptr_t)tgt + 64,
+	      tmr.rkey, 904);
+	wr.flags = 0;
+	wr.imm_data = 0x1234;
+	ret = qpush(b, &wr, 1, &res);
+	while (__atomic_load_n(&rr->producer, __ATOMIC_ACQUIRE) < 2 &&
+	       now_ms() < end)
+		usleep(10000);
+	m = (struct krcore_msg *)((char *)map + rr->entry_offset) + 1;
+	check(ret == 1 && rr->producer == 2 &&
+	      m->opcode == KRCORE_WR_WRITE_IMM && m->len == 16 &&
+	      (m->flags & KRCORE_MSG_F_IMM) && m->imm_data == 0x1234 &&
+	      !memcmp(tgt + 64, "sixteen bytes!!!", 16),
+	      "a WRITE_IMM writes remote memory and notifies the port: opcode, len = bytes written, 16-bit imm",
+	      "ret %d prod %u op %u len %u imm %#x", ret, rr->producer,
+	      m->opcode, m->len, m->imm_data);
+	__atomic_store_n(&rr->consumer, 2, __ATOMIC_RELEASE);
+}
+
+/* More messages than the ring holds: the rest dropped and counted. */
+static void check_ring_full(int b, struct krcore_recv_ring *rr,
+			    struct krcore_reg_mr *mr, char *buf)
+{
+	struct krcore_qpush res;
+	struct krcore_wr *w;
+	uint32_t n = rr->entries + 1, i;
+	uint64_t end = now_ms() + 20000;
+	int ret;
+
+	w = calloc(n, sizeof(*w));
+	for (i = 0; i < n; i++) {
+		wr_rw(&w[i], KRCORE_WR_SEND, buf, 8, mr->lkey, 0, 0, 950 + i);
+		w[i].flags = 0;
+	}
+	ret = qpush(b, w, n, &res);
+	while (rr->dropped < 1 && now_ms() < end)
+		usleep(20000);
+	usleep(500000);
+	check(ret == (int)n && rr->dropped == 1 &&
+	      rr->producer - rr->consumer == rr->entries,
+	      "a message that finds the receive ring full is dropped and counted in dropped",
+	      "ret %d dropped %u used %u of %u", ret, rr->dropped,
+	      rr->producer - rr->consumer, rr->entries);
+	free(w);
+}
+
 /* Loopback: RKEY; two-sided messages to a bound port of this node. */
 static void check_loopback(const char *self)
 {
@@ -1221,6 +1347,9 @@ static void check_loopback(const char *self)
 	      "a SEND_IMM lands in the bound port's ring: len, opcode, IMM flag, imm, src_port 0, src_gid, data in slot 0",
 	      "prod %u len %u op %u flags %u imm %#x src_port %u", rr->producer,
 	      m->len, m->opcode, m->flags, m->imm_data, m->src_port);
+	__atomic_store_n(&rr->consumer, 1, __ATOMIC_RELEASE);
+	check_write_imm(b, rr, map, &mr, buf);
+	check_ring_full(b, rr, &mr, buf);
 	munmap(map, qb.ring_size);
 	close(a);
 	close(b);
@@ -1277,6 +1406,7 @@ static void do_main(const char *peer, const char *info, const char *self)
 	FILE *f;
 	int fd;
 
+	check_slow_qconnect(peer);
 	fd = vq_open();
 	check_version(fd);
 	check_numbers(fd);
