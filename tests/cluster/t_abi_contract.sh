@@ -1,6 +1,6 @@
 #!/bin/sh
 # nodes: 2
-# timeout: 500
+# timeout: 600
 # The ABI contract (issue 8 part 3): every statement of
 # include/uapi/krcore.h that can be provoked on two nodes, checked against
 # the running module by tests/progs/abi_contract.c (one "ok:"/"FAIL:"
