@@ -7,14 +7,15 @@
 # line per statement): sizes and command numbers, VERSION, unknown
 # commands, every qconnect errno that can be provoked (EHOSTUNREACH while
 # the MetaServer is away, EBUSY from a peer at its half-open cap,
-# ETIMEDOUT, ENOSPC, ENXIO, EINVAL for flags, zero GID and ports above
-# 65535, EFAULT, EISCONN), qpush's errno/reason for every malformed
+# ETIMEDOUT, ESTALE, ENOSPC, ENXIO, EINVAL for flags, zero GID and ports
+# above 65535, EFAULT, EISCONN), qpush's errno/reason for every malformed
 # request and its write-back on every -1 path (an unreadable array, EFAULT
 # mid-batch, EAGAIN, EBUSY/THROTTLED, a forked child's EACCES), ring and
 # mapping rules, QWAIT's returns, a READ's byte_len, the culprit VQ of a
 # remote access error staying usable, loopback rkeys, two-sided messages.
 # The data-plane doc must say what the header says about over-long
-# requests.
+# requests. qconnect's 60 s timeout cap and its EINTR take a minute more:
+# `ABI_SLOW=1 abi_contract main ...` on a node checks them.
 . "$KRC_REPO/tests/cluster/lib.sh"
 META=$(node_ip 0)
 INFO=$KRC_RUN/srv.info
