@@ -364,6 +364,35 @@ static long krc_ioc_lookup(void __user *uarg)
 }
 
 /*
+ * The errnos the ABI header lists for KRCORE_IOC_QCONNECT; whatever else
+ * the layers below (MetaServer READs, the peer's NAK, the device) return
+ * is EIO, so that the list stays complete.
+ */
+static int krc_qconnect_errno(int ret)
+{
+	switch (ret) {
+	case 0:
+	case -EISCONN:
+	case -ENXIO:
+	case -EHOSTUNREACH:
+	case -ETIMEDOUT:
+	case -ESTALE:
+	case -EBUSY:
+	case -ENOSPC:
+	case -ECONNRESET:
+	case -EINTR:
+	case -ENODEV:
+	case -EINVAL:
+	case -EPERM:
+	case -EFAULT:
+	case -ENOMEM:
+		return ret;
+	default:
+		return -EIO;
+	}
+}
+
+/*
  * Commands of older ABIs whose structure has grown since (the size is part
  * of the command number): served as the header promises, on the prefix
  * they know. ABI 2's QCONNECT had no ring_size and depth, ABI 3's QWAIT
@@ -450,6 +479,7 @@ static long krc_ioc_qconnect(struct krc_vq *vq, void __user *uarg,
 		}
 	}
 	mutex_unlock(&vq->lock);
+	ret = krc_qconnect_errno(ret);
 	if (ret)
 		krc_event(KRC_EV_QCONNECT_FAILED);
 	else if (qc.path & KRCORE_PATH_LOCAL)
@@ -544,6 +574,20 @@ static long krc_ioc_dereg_mr(struct krc_vq *vq, void __user *uarg)
 	return krc_mr_dereg(vq->proc, req.lkey);
 }
 
+/*
+ * A qpush that failed as a whole, before any request was looked at (not
+ * the VQ's owner, device gone, killed): done 0, the errno, reason OK.
+ */
+static long krc_qpush_fail(void __user *uarg, long err)
+{
+	struct krcore_qpush __user *u = uarg;
+
+	if (put_user(0, &u->done) || put_user((u32)-err, &u->error) ||
+	    put_user(KRCORE_R_OK, &u->reason))
+		return -EFAULT;
+	return err;
+}
+
 static long krc_ioc_qpush(struct krc_vq *vq, void __user *uarg)
 {
 	struct krcore_qpush req;
@@ -552,11 +596,14 @@ static long krc_ioc_qpush(struct krc_vq *vq, void __user *uarg)
 	if (copy_from_user(&req, uarg, sizeof(req)))
 		return -EFAULT;
 	if (!vq->proc)
-		return -EACCES;
+		return krc_qpush_fail(uarg, -EACCES);
+	req.error = 0;
 	ret = krc_vq_push(vq, u64_to_user_ptr(req.wrs), req.count, &req);
 	/* All posted: the count is the answer, nothing to copy back. */
 	if (!ret)
 		return req.done;
+	if (!req.error)
+		return krc_qpush_fail(uarg, ret);
 	if (copy_to_user(uarg, &req, sizeof(req)))
 		return -EFAULT;
 	return ret;
@@ -588,8 +635,12 @@ static long krc_ioc_qwait(struct krc_vq *vq, void __user *uarg, size_t usize)
 
 	if (copy_from_user(&req, uarg, usize))
 		return -EFAULT;
-	if (!vq->ring && !vq->rring)
-		return -ENOTCONN;
+	if (!vq->ring && !vq->rring) {
+		req.available = 0;
+		req.messages = 0;
+		return copy_to_user(uarg, &req, sizeof(req)) ? -EFAULT :
+							       -ENOTCONN;
+	}
 	if (!krc_vq_ready(vq, &req) && req.timeout_ms) {
 		ret = wait_event_interruptible_timeout
 			(vq->wq, krc_vq_ready(vq, &req),
@@ -701,8 +752,11 @@ static long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case KRCORE_IOC_QPUSH:
 	case KRCORE_IOC_QBIND:
 		ret = krc_vq_enter(vq);
-		if (ret)
+		if (ret) {
+			if (cmd == KRCORE_IOC_QPUSH)
+				ret = krc_qpush_fail(uarg, ret);
 			break;
+		}
 		ret = krc_vq_ioctl_dev(vq, cmd, uarg);
 		krc_node_leave();
 		break;

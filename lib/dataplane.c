@@ -80,7 +80,8 @@ int krc_qpush(struct krc_vq *vq, const struct krcore_wr *wrs, unsigned int n)
 		req->done = (uint32_t)ret;
 		return ret;
 	}
-	if (req->error)
+	/* Reason OK: the call failed as a whole (not the owner, ...). */
+	if (req->error && req->reason)
 		krcl_fail(-(int)req->error, "request %u of %u not posted: %s",
 			  req->done, n, krc_reason_str(req->reason));
 	else

@@ -6,7 +6,8 @@
  *
  * Every open of /dev/krcore is one virtual queue (VQ). All requests are
  * ioctl()s on that file descriptor with the commands below; each returns 0
- * or -1 with errno set.
+ * or -1 with errno set. A command the module does not know (another magic,
+ * number, direction or structure size than below) fails with ENOTTY.
  *
  * Versioning: KRCORE_ABI_VERSION grows by one whenever commands or
  * structures are added. Existing commands and structures never change
@@ -126,7 +127,10 @@ struct krcore_port_info {
  * picked kept failing before the VQ could join one), EINTR (a signal),
  * ENODEV (no usable RDMA port, or the device of this VQ went away),
  * EINVAL (bad GID, unknown flags, port above 65535), EPERM (a kernel
- * thread), EFAULT, ENOMEM. @timeout_ms is capped at 60000.
+ * thread), EFAULT, ENOMEM, EIO (any other failure of the peer, of the
+ * MetaServer's READs or of the device while connecting); no other errno.
+ * After a failure the VQ is still unconnected and may try again.
+ * @timeout_ms is capped at 60000.
  */
 enum krcore_path {
 	KRCORE_PATH_POOLED	= 1 << 0,
@@ -167,6 +171,7 @@ struct krcore_qconnect {
  * KRCORE_IOC_PROBE: RDMA READ the node page of the node this VQ is
  * connected to (it holds the node's card) over the VQ's pooled connection:
  * proves the connection carries traffic. The page's card is returned.
+ * ENOTCONN when the VQ is not connected.
  */
 struct krcore_probe {
 	__u64 elapsed_ns;	/* out: the READ's round trip */
@@ -269,7 +274,9 @@ struct krcore_peer_info {
  * local side of work requests of every VQ of this process) and rkey (for
  * peers). KRCORE_IOC_DEREG_MR waits for every request that uses the range
  * to complete first. Registrations belong to the process: they go when its
- * last VQ is closed.
+ * last VQ is closed. EINVAL for a zero length, unknown access bits or
+ * reserved fields not 0; DEREG_MR of an lkey the process does not hold:
+ * ENOKEY.
  */
 enum krcore_access {
 	KRCORE_ACCESS_LOCAL_WRITE	= 1 << 0,
@@ -321,7 +328,15 @@ struct krcore_dereg_mr {
  *                 the calling process did not register with the access
  *                 the opcode needs, or a range outside it
  * The ioctl returns @count when every request was posted (and then does
- * not write the structure back), else -1 with errno = @error.
+ * not write the structure back), else -1 with errno = @error, and @done,
+ * @error and @reason are always written back, even when the array at @wrs
+ * cannot be read (EFAULT, reason FAULT, @done = the requests before the
+ * unreadable one). A call that fails as a whole, before any request is
+ * looked at, writes @done = 0, @error and @reason = KRCORE_R_OK: EACCES
+ * (the caller does not own the VQ, see below), ENODEV (its device went
+ * away), EINTR (killed while waiting for the VQ). Only when this structure
+ * itself cannot be read or written does the call fail with EFAULT and
+ * write nothing back.
  */
 #define KRCORE_MAX_SGE		4
 #define KRCORE_MAX_MSG		(1U << 30)	/* READ/WRITE bytes */
@@ -416,8 +431,10 @@ struct krcore_qpush {
  * the receive ring has entries, POLLOUT when the VQ can take a request,
  * POLLHUP when it lost its connection for good (nothing left to read),
  * POLLERR|POLLHUP when its RDMA device went away (calls fail with ENODEV).
- * The mapping must be MAP_SHARED (EINVAL otherwise) and is never
- * executable (EPERM). The kernel keeps its own copy of every field it
+ * The mapping must be MAP_SHARED (EINVAL otherwise), exactly @ring_size
+ * bytes at its offset (EINVAL otherwise; ENOTCONN before the ring exists)
+ * and is never executable (mmap with PROT_EXEC: EPERM; a later mprotect to
+ * PROT_EXEC: EACCES). The kernel keeps its own copy of every field it
  * relies on and reads back only @consumer.
  */
 #define KRCORE_MMAP_RING	0
