@@ -83,9 +83,10 @@ struct krc_dg_tx {
 	u32 rttvar_us;
 	bool failing;			/* every entry failed: reset when drained */
 	bool stopping;
-	struct krc_ah *ah;
+	struct krc_ah *ah;		/* to the peer's control QP ... */
 	u32 qpn;
 	u32 qkey;
+	struct krc_ah *old_ah;		/* ... and the one before a reload */
 	atomic_t tx_posted;
 	atomic_t nvqs;			/* VQs on the datagram path */
 	atomic64_t requests;		/* VQ requests sent (RC policy) */
@@ -137,9 +138,10 @@ struct krc_dg_rx {
 	u64 buf_dma;
 	u8 *asm_buf;			/* a multi-segment SEND being assembled */
 	u32 asm_len;
-	struct krc_ah *ah;
+	struct krc_ah *ah;		/* to the peer's control QP ... */
 	u32 qpn;
 	u32 qkey;
+	struct krc_ah *old_ah;		/* ... and the one before a reload */
 	u32 seg;			/* payload bytes a datagram may carry */
 	u32 slot;			/* bytes of a slot of buf */
 	atomic_t tx_posted;
@@ -168,6 +170,42 @@ static u32 krc_dg_seg_for(const struct krcore_card *card)
 	if (bytes <= KRC_DG_HDR_SIZE)
 		bytes = 256;
 	return min_t(u32, bytes - KRC_DG_HDR_SIZE, KRC_DG_MAX_PAYLOAD);
+}
+
+/*
+ * The peer reloaded (a new control QP): aim at it from now on. Sends
+ * still posted may use the old address handle: it is kept until the
+ * next change or the end. Process context; returns the handle to put,
+ * if any, once @lock is dropped.
+ */
+static struct krc_ah *krc_dg_readdress(struct krc_peer *peer, spinlock_t *lock,
+				       struct krc_ah **ahp, struct krc_ah **oldp,
+				       u32 *qpnp, u32 *qkeyp)
+{
+	struct krc_ah *ah, *put = NULL;
+	unsigned long flags;
+	u32 qpn, qkey;
+
+	ah = krc_peer_ah_get(peer, &qpn, &qkey);
+	if (IS_ERR(ah))
+		return NULL;
+	spin_lock_irqsave(lock, flags);
+	if (*qpnp == qpn && *ahp == ah) {
+		put = ah;	/* nothing changed */
+	} else {
+		/*
+		 * The one before the last change: a send posted that long
+		 * ago has completed (rxe copies the address at post time).
+		 */
+		put = *oldp;
+		*oldp = *ahp;
+		*ahp = ah;
+		*qpnp = qpn;
+		*qkeyp = qkey;
+		krc_event(KRC_EV_DG_READDRESSED);
+	}
+	spin_unlock_irqrestore(lock, flags);
+	return put;
 }
 
 /* ---------------------------------------------------------------- */
@@ -401,6 +439,37 @@ static int krc_dg_copy_out(struct krc_dg_ent *e, const void *src)
 	return ret;
 }
 
+/*
+ * Every request of the stream failed: start a new one (the responder
+ * starts over at 0), aimed at the peer's card as it is now (it may have
+ * reloaded: a new control QP and incarnation). krcore's workqueue.
+ */
+static void krc_dg_restart(struct krc_dg_tx *tx)
+{
+	struct krc_peer *peer = tx->peer;
+	unsigned long flags;
+	struct krc_ah *put;
+	u64 inc;
+
+	put = krc_dg_readdress(peer, &tx->lock, &tx->ah, &tx->old_ah,
+			       &tx->qpn, &tx->qkey);
+	krc_ah_put(put);
+	spin_lock(&peer->lock);
+	inc = peer->card.incarnation;
+	spin_unlock(&peer->lock);
+	spin_lock_irqsave(&tx->lock, flags);
+	if (tx->head == tx->tail && tx->failing) {
+		tx->failing = false;
+		tx->stream = get_random_u64() | 1;
+		tx->dst_incarnation = inc;
+		tx->head = 0;
+		tx->tail = 0;
+		tx->tries = 0;
+		wake_up(&tx->wq);
+	}
+	spin_unlock_irqrestore(&tx->lock, flags);
+}
+
 /* Complete the requests that failed before all of them was sent. */
 static void krc_dg_complete_failed(struct krc_dg_tx *tx)
 {
@@ -447,16 +516,11 @@ static void krc_dg_done_work(struct work_struct *work)
 		spin_lock_irqsave(&tx->lock, flags);
 		i = tx->head % KRC_DG_W;
 		if (tx->head == tx->tail || !tx->ent[i].replied) {
-			if (tx->head == tx->tail && tx->failing) {
-				/* A new stream: the responder starts over. */
-				tx->failing = false;
-				tx->stream = get_random_u64() | 1;
-				tx->head = 0;
-				tx->tail = 0;
-				tx->tries = 0;
-				wake_up(&tx->wq);
-			}
+			bool reset = tx->head == tx->tail && tx->failing;
+
 			spin_unlock_irqrestore(&tx->lock, flags);
+			if (reset)
+				krc_dg_restart(tx);
 			break;
 		}
 		e = tx->ent[i];
@@ -1170,8 +1234,8 @@ ready:
 	local_bh_enable();
 }
 
-static void krc_dg_on_req(struct krc_peer *peer, const struct krc_dg_hdr *h,
-			  const u8 *payload)
+static void krc_dg_on_req(struct krc_peer *peer, u32 src_qp,
+			  const struct krc_dg_hdr *h, const u8 *payload)
 {
 	struct krc_dg_rx *rx;
 	unsigned long flags;
@@ -1183,6 +1247,9 @@ static void krc_dg_on_req(struct krc_peer *peer, const struct krc_dg_hdr *h,
 		return;
 	}
 	rx = peer->dgrx;
+	if (READ_ONCE(rx->qpn) != src_qp)
+		krc_ah_put(krc_dg_readdress(peer, &rx->lock, &rx->ah,
+					    &rx->old_ah, &rx->qpn, &rx->qkey));
 	if (h->len > rx->seg) {
 		krc_event(KRC_EV_DG_RX_BAD);
 		return;
@@ -1379,7 +1446,8 @@ void krc_dg_recv(const u8 gid[16], u32 src_qp, const u8 *buf, size_t len)
 		if (peer->local)
 			break;
 		if (h.type == KRC_DG_REQ)
-			krc_dg_on_req(peer, &h, buf + KRC_DG_HDR_SIZE);
+			krc_dg_on_req(peer, src_qp, &h,
+				      buf + KRC_DG_HDR_SIZE);
 		else
 			krc_dg_on_rep(peer, &h, buf + KRC_DG_HDR_SIZE);
 	}
@@ -1405,6 +1473,7 @@ void krc_dg_peer_free(struct krc_peer *peer)
 					    KRC_DG_W * KRC_DG_HDR_SIZE,
 					    DMA_TO_DEVICE);
 		krc_ah_put(tx->ah);
+		krc_ah_put(tx->old_ah);
 		kfree(tx->hdrs);
 		kvfree(tx->data);
 		kfree(tx);
@@ -1421,6 +1490,7 @@ void krc_dg_peer_free(struct krc_peer *peer)
 					    (size_t)KRC_DG_W * rx->slot,
 					    DMA_BIDIRECTIONAL);
 		krc_ah_put(rx->ah);
+		krc_ah_put(rx->old_ah);
 		kvfree(rx->buf);
 		kfree(rx);
 		peer->dgrx = NULL;

@@ -130,6 +130,7 @@ static const char * const krc_event_names[KRC_NR_EV] = {
 	[KRC_EV_DG_RX_SPOOFED] = "dg_rx_spoofed",
 	[KRC_EV_DG_FAULT_DROPPED] = "dg_fault_dropped",
 	[KRC_EV_DG_RC_STARTED] = "dg_rc_started",
+	[KRC_EV_DG_READDRESSED] = "dg_readdressed",
 	[KRC_EV_DG_NAK_SENT] = "dg_nak_sent",
 	[KRC_EV_DG_NAK_RECV] = "dg_nak_recv",
 	[KRC_EV_DG_RX_NEW_STREAM_WAIT] = "dg_rx_new_stream_wait",

@@ -18,7 +18,8 @@
 #      FAA requests with the server's real rkey, and replies): every one
 #      refused (malformed or not from a control QP), nothing executed, the
 #      MetaServer asked at most once a second, the server's data intact;
-#   C: dg_policy=1: a new peer is served at once over datagrams, RC is
+#   C: node1 reloads (a new control QP: node0 must answer the new one),
+#      dg_policy=1: a new peer is served at once over datagrams, RC is
 #      built behind it and the VQ moves to it, requests still verified.
 . "$KRC_REPO/tests/cluster/lib.sh"
 META=$(node_ip 0)
@@ -71,6 +72,7 @@ if [ "$KRC_NODE" = 0 ]; then
 	check "F: nothing executed" 'eq "$(counter dg_executed)" "$ex0"'
 	check "F: the MetaServer was asked at most once a second, not per datagram" \
 		'[ $(($(counter meta_reads) - mr0)) -le 5 ]'
+	barrier f_counted
 	barrier f_done 300
 	check "D: the bad rkey was refused by the check, not the RNIC" \
 		'ge "$(counter dg_rkey_refused)" 1 && eq "$(counter recoveries)" 0'
@@ -126,6 +128,7 @@ else
 	check "F: 150 hostile datagram-path messages sent" \
 		'"$KRC_TBIN/ud_garbage" rxe0 "$gidx" "$META" "$q0" "$k0" 150 dg "0x$rkey" | grep -q "sent 150 of 150"'
 	barrier f_sent
+	barrier f_counted
 	check "F: the server's data intact, READ/WRITE/atomics still exact" \
 		'"$DP" rw "$META" "$INFO"'
 	barrier f_done 300
@@ -150,6 +153,8 @@ else
 		'"$DP" rw "$META" "$INFO"'
 	check "C: the VQ started on datagrams" \
 		'eq "$(counter qconnect_datagram)" 1'
+	check "C: the peer's replies reached this new incarnation" \
+		'ge "$(counter dg_rep_recv)" 1'
 	check "C: RC was built behind it and the VQ moved" \
 		'ge "$(counter dg_switches)" 1 && ge "$(counter hs_connected)" 1'
 	barrier c_done 600
