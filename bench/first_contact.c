@@ -992,19 +992,19 @@ static int run_report(const char *file)
 	cm = q("cm", 0, 0.5);
 	vb = q("verbs", 1, 0.5);
 	printf(" ratios (medians):\n");
-	printf(" rdma_cm connect, new process / datagram first READ:  %7.1fx  (target >= 20x)\n",
+	printf(" rdma_cm connect, new process / datagram first READ: %7.1fx  (target >= 20x)\n",
 	       ratio(q("cm", 1, 0.5), dg));
-	printf(" rdma_cm connect alone / datagram first READ:         %7.1fx  (strictest: >= 20x)\n",
+	printf(" rdma_cm connect alone / datagram first READ:        %7.1fx  (strictest: >= 20x)\n",
 	       ratio(vb, dg));
-	printf(" rdma_cm new process, first READ / datagram's:        %7.1fx\n",
+	printf(" rdma_cm new process, first READ / datagram's:       %7.1fx\n",
 	       ratio(cm, dg));
-	printf(" verbs new process, first READ / datagram's:          %7.1fx\n",
+	printf(" verbs new process, first READ / datagram's:         %7.1fx\n",
 	       ratio(q("verbs", 0, 0.5), dg));
-	printf(" RC first contact / datagram first READ:              %7.1fx  (target >= 5x)\n",
+	printf(" RC first contact / datagram first READ:             %7.1fx  (target >= 5x)\n",
 	       ratio(rc, dg));
-	printf(" RC first contact qconnect (kernel) / minimum:        %7.2fx  (target <= 2x)\n",
+	printf(" RC first contact qconnect (kernel) / minimum:       %7.2fx  (target <= 2x)\n",
 	       ratio(q("rc", 2, 0.5), min));
-	printf(" RC first contact qconnect (call) / minimum:          %7.2fx\n",
+	printf(" RC first contact qconnect (call) / minimum:         %7.2fx\n",
 	       ratio(q("rc", 1, 0.5), min));
 	printf(" (rdma_cm connect, new process: rdma_getaddrinfo + rdma_create_ep +\n"
 	       " rdma_connect, device context included; alone: address and route\n"
