@@ -13,7 +13,8 @@
 #   tools/krcluster -n 2 -t 900 -p -- sh bench/first_contact.sh
 # KRC_BENCH_FC_SAMPLES (10) samples per path, KRC_BENCH_FC_PATHS
 # ("dg3 dg1 rc cm verbs") the paths, KRC_BENCH_FC_PARTS (50) samples of
-# each protocol piece, KRC_BENCH_FC_READS (2000) READs per path.
+# each protocol piece, KRC_BENCH_FC_READS (2000) READs per path,
+# KRC_BENCH_FC_TRACE=1 logs node0's reloads and both nodes' dg_ counters.
 . "$KRC_REPO/tests/cluster/lib.sh"
 META=$(node_ip 0)
 DIR=$KRC_RUN/bench
@@ -115,6 +116,8 @@ if [ "$KRC_NODE" = 0 ]; then
 		sleep 0.1
 	done
 	barrier fc_done
+	[ -n "${KRC_BENCH_FC_TRACE:-}" ] &&
+		log "$(krctl counters | grep '^dg_' | tr '\n' ' ')"
 	touch "$DIR/fc.stop" "$DIR/fc.kstop"
 	wait $srv || fail "first_contact server"
 	wait $kserver
@@ -164,6 +167,8 @@ else
 	reload 3 && { "$FC" latency "$META" "$DIR" "$READS" >>"$OUT" ||
 		fail "READ latency"; }
 	"$FC" report "$OUT" | tee "$KRC_RUN/first_contact.out"
+	[ -n "${KRC_BENCH_FC_TRACE:-}" ] &&
+		log "$(krctl counters | grep '^dg_' | tr '\n' ' ')"
 	barrier fc_done
 	[ $had = 1 ] || krc_unload
 fi
