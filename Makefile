@@ -115,7 +115,7 @@ test-passive-loop: all
 	done
 
 bench: all
-	tools/krcluster -n 2 -t 900 -p -- sh bench/run.sh
+	tools/krcluster -n 2 -t 1500 -p -- sh bench/run.sh
 
 install: lib tools
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin

@@ -30,40 +30,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "libkrcore.h"
-
-static double now_us(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Wait for the next CM event of @ch; it must be @want. */
-static int cm_wait(struct rdma_event_channel *ch, enum rdma_cm_event_type want,
-		   struct rdma_cm_id **id)
-{
-	struct rdma_cm_event *ev;
-	int ok;
-
-	if (rdma_get_cm_event(ch, &ev))
-		return -1;
-	ok = ev->event == want;
-	if (!ok)
-		fprintf(stderr, "connect_bench: CM event %s, expected %s\n",
-			rdma_event_str(ev->event), rdma_event_str(want));
-	if (id)
-		*id = ev->id;
-	rdma_ack_cm_event(ev);
-	return ok ? 0 : -1;
-}
+#include "bench.h"
 
 static int run_server(const char *port)
 {

@@ -33,6 +33,7 @@
 #include <infiniband/verbs.h>
 
 #include "libkrcore.h"
+#include "bench.h"
 
 #define BUF_SIZE	0x100000
 #define ROUNDS		10
@@ -63,49 +64,17 @@ static void die(const char *what)
 	exit(1);
 }
 
-static double now_us(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
-}
-
 static void write_file(const char *dir, const char *name, const void *data,
 		       size_t len)
 {
-	char path[512], tmp[520];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f || (len && fwrite(data, len, 1, f) != 1))
+	if (bench_write_file(dir, name, data, len))
 		die("write");
-	fclose(f);
-	rename(tmp, path);
 }
 
 static void read_file(const char *dir, const char *name, void *data, size_t len)
 {
-	char path[512];
-	FILE *f;
-	int i;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	for (i = 0; i < 1200; i++) {
-		f = fopen(path, "r");
-		if (f) {
-			size_t n = fread(data, len, 1, f);
-
-			fclose(f);
-			if (n == 1)
-				return;
-		}
-		usleep(100000);
-	}
-	fprintf(stderr, "read_bench: no %s\n", path);
-	exit(1);
+	if (bench_read_file(dir, name, data, len))
+		exit(1);
 }
 
 static void verbs_open(struct verbs *v, int gid_index)
@@ -363,18 +332,6 @@ static void run_throughput(struct side *s, double secs, uint64_t *id)
 	}
 	s->ops += done;
 	s->secs += (now_us() - t0) / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double pct(double *v, int n, double p)
-{
-	return v[(int)((n - 1) * p)];
 }
 
 static int run_client(const char *addr, const char *dir, int gid_index,

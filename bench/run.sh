@@ -1,6 +1,9 @@
 #!/bin/sh
 # The benchmarks (make bench), on two nodes: node0 serves, node1 measures
-# krcore and raw verbs side by side. Prints numbers and ratios.
+# krcore and raw verbs side by side. Prints numbers and ratios. Then
+# bench/first_contact.sh: first contact with a node never contacted
+# (datagram path, RC first contact, rdma_cm, verbs) and the READ latency
+# on datagrams vs RC.
 . "$KRC_REPO/tests/cluster/lib.sh"
 META=$(node_ip 0)
 DIR=$KRC_RUN/bench
@@ -35,5 +38,6 @@ else
 		"$ITERS" "$SECS" | tee "$KRC_RUN/read_bench.out" || fail "client"
 	barrier read_done
 fi
+sh "$KRC_REPO/bench/first_contact.sh" || fail "first_contact"
 krc_unload
 finish

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * bench.h - helpers the benchmarks share: a clock, sorting and
+ * percentiles, files that pass small records between the nodes (their
+ * run directory is shared), and waiting for an rdma_cm event.
+ */
+#ifndef KRC_BENCH_H
+#define KRC_BENCH_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <rdma/rdma_cma.h>
+
+static inline double now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static inline int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The @p quantile (0..1) of @v, @n values sorted ascending. */
+static inline double pct(const double *v, int n, double p)
+{
+	return n ? v[(int)((n - 1) * p)] : 0;
+}
+
+/* Write DIR/NAME atomically (a temporary file renamed); 0 or -1. */
+static inline int bench_write_file(const char *dir, const char *name,
+				   const void *data, size_t len)
+{
+	char path[512], tmp[520];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return -1;
+	if (len && fwrite(data, len, 1, f) != 1) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	return rename(tmp, path);
+}
+
+/* Wait up to 120 s for DIR/NAME and read @len bytes of it; 0 or -1. */
+static inline int bench_read_file(const char *dir, const char *name,
+				  void *data, size_t len)
+{
+	char path[512];
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (i = 0; i < 1200; i++) {
+		f = fopen(path, "r");
+		if (f) {
+			size_t n = fread(data, len, 1, f);
+
+			fclose(f);
+			if (n == 1)
+				return 0;
+		}
+		usleep(100000);
+	}
+	fprintf(stderr, "bench: no %s\n", path);
+	return -1;
+}
+
+/* Wait for the next CM event of @ch; it must be @want. */
+static inline int cm_wait(struct rdma_event_channel *ch,
+			  enum rdma_cm_event_type want, struct rdma_cm_id **id)
+{
+	struct rdma_cm_event *ev;
+	int ok;
+
+	if (rdma_get_cm_event(ch, &ev))
+		return -1;
+	ok = ev->event == want;
+	if (!ok)
+		fprintf(stderr, "bench: CM event %s, expected %s\n",
+			rdma_event_str(ev->event), rdma_event_str(want));
+	if (id)
+		*id = ev->id;
+	rdma_ack_cm_event(ev);
+	return ok ? 0 : -1;
+}
+
+#endif /* KRC_BENCH_H */

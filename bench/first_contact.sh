@@ -1,0 +1,175 @@
+#!/bin/sh
+# First contact (issue 10), on two nodes: node0 serves, node1 measures a
+# brand-new process's open to its first 8 B READ on a node it never
+# contacted: krcore's datagram path, krcore's RC first contact, librdmacm,
+# user-space verbs; the pieces of the RC first contact's protocol minimum;
+# the synchronous READ latency of a VQ on datagrams vs on RC. "Never
+# contacted": before every krcore sample node0 reloads krcore.ko (its
+# krcore process too), then node1 does. KRC_BENCH_FC_SERVER_RELOAD=0
+# reloads node1 only, so node0 keeps state for node1's old incarnation:
+# the datagram path then gets no answer (a kernel bug: node0's responder
+# state for node1 keeps the old incarnation's control QP number).
+# Part of bench/run.sh; alone:
+#   tools/krcluster -n 2 -t 900 -p -- sh bench/first_contact.sh
+# KRC_BENCH_FC_SAMPLES (10) samples per path, KRC_BENCH_FC_PATHS
+# ("dg3 dg1 rc cm verbs") the paths, KRC_BENCH_FC_PARTS (50) samples of
+# each protocol piece, KRC_BENCH_FC_READS (2000) READs per path,
+# KRC_BENCH_FC_TRACE=1 logs node0's reloads and both nodes' dg_ counters.
+. "$KRC_REPO/tests/cluster/lib.sh"
+META=$(node_ip 0)
+DIR=$KRC_RUN/bench
+FC=$KRC_REPO/build/bin/first_contact
+PORT=7473
+SAMPLES=${KRC_BENCH_FC_SAMPLES:-10}
+PATHS=${KRC_BENCH_FC_PATHS:-dg3 dg1 rc cm verbs}
+PARTS=${KRC_BENCH_FC_PARTS:-50}
+READS=${KRC_BENCH_FC_READS:-2000}
+SRELOAD=${KRC_BENCH_FC_SERVER_RELOAD:-1}
+OUT=$KRC_RUN/first_contact.samples
+
+gid_index() {
+	krctl status | sed -n 's/.*rxe0\/1: .* gid\[\([0-9]*\)\].*/\1/p'
+}
+
+loaded() {
+	grep -q '^krcore ' /proc/modules
+}
+
+unload() {
+	tries=0
+	while loaded && ! rmmod krcore 2>/dev/null; do
+		tries=$((tries + 1))
+		[ $tries -gt 50 ] && { fail "rmmod krcore"; return 1; }
+		sleep 0.1
+	done
+}
+
+# node0: krcore and the process that registered the value, anew.
+kserver_start() {
+	rm -f "$DIR/fc.kstop" "$DIR/fc.krcore"
+	"$FC" kserver "$DIR" &
+	kserver=$!
+	wait_for 60 '[ -e "$DIR/fc.krcore" ]' || fail "kserver"
+}
+
+# What a process stuck in the kernel is doing, and the kernel's log.
+stuck() {
+	log "stuck: $1"
+	cat "/proc/$2/wchan" "/proc/$2/stack" 2>/dev/null
+	krctl counters 2>/dev/null | grep -E '^(dg_|vq|mr|user_mr|conn)' | tr '\n' ' '
+	echo
+	dmesg | tail -n 20
+}
+
+server_reload() {
+	touch "$DIR/fc.kstop"
+	wait_for 30 '! kill -0 $kserver 2>/dev/null' ||
+		stuck "kserver did not exit" $kserver
+	wait $kserver
+	rmmod krcore 2>/dev/null &
+	rm=$!
+	wait_for 30 '! kill -0 $rm 2>/dev/null' || stuck "rmmod krcore" $rm
+	wait $rm
+	unload || return 1
+	krc_load meta_host=1 || { fail "insmod (node0)"; return 1; }
+	kserver_start
+}
+
+# reload POLICY: (node0 anew, if SRELOAD) a new incarnation of krcore on
+# this node, registered with the MetaServer.
+nreq=0
+reload() {
+	if [ "$SRELOAD" = 1 ]; then
+		nreq=$((nreq + 1))
+		: >"$DIR/fc.req.$nreq"
+		wait_for 120 '[ -e "$DIR/fc.ack.$nreq" ]' ||
+			{ fail "node0 did not reload"; return 1; }
+	fi
+	unload || return 1
+	krc_load meta_server="$META" dg_policy="$1" || { fail "insmod"; return 1; }
+	wait_for 30 'krctl status | grep -q "metaserver: registered"' ||
+		{ fail "not registered with the MetaServer"; return 1; }
+}
+
+if [ "$KRC_NODE" = 0 ]; then
+	mkdir -p "$DIR"
+	mine=0
+	if ! loaded; then
+		krc_load meta_host=1 || exit 1
+		mine=1
+	fi
+	rm -f "$DIR"/fc.*
+	"$FC" server "$DIR" "$META" $PORT "$(gid_index)" >/dev/null &
+	srv=$!
+	kserver_start
+	barrier fc_up 600
+	# Reload when node1 asks, until it is done.
+	# (wait_for and barrier use n and i: other names here)
+	req=1
+	while [ ! -e "$KRC_RUN/barrier.fc_done.1" ]; do
+		if [ -e "$DIR/fc.req.$req" ]; then
+			[ -n "${KRC_BENCH_FC_TRACE:-}" ] && log "reload $req"
+			server_reload
+			: >"$DIR/fc.ack.$req"
+			req=$((req + 1))
+		fi
+		sleep 0.1
+	done
+	barrier fc_done
+	[ -n "${KRC_BENCH_FC_TRACE:-}" ] &&
+		log "$(krctl counters | grep '^dg_' | tr '\n' ' ')"
+	touch "$DIR/fc.stop" "$DIR/fc.kstop"
+	wait $srv || fail "first_contact server"
+	wait $kserver
+	[ $mine = 1 ] && krc_unload
+else
+	had=0
+	loaded && had=1
+	barrier fc_up 600
+	: >"$OUT"
+	echo "== first_contact: $SAMPLES new processes per path ($PATHS), reloading krcore before each krcore sample"
+	r=0
+	while [ $r -lt "$SAMPLES" ] && [ "$KRC_FAILS" = 0 ]; do
+		# Rotate the order round by round.
+		set -- $PATHS
+		k=0
+		while [ $k -lt $((r % $#)) ]; do
+			first=$1
+			shift
+			set -- "$@" "$first"
+			k=$((k + 1))
+		done
+		for p in "$@"; do
+			case $p in
+			dg*|rc)
+				pol=${p#dg}
+				[ "$p" = rc ] && pol=0
+				reload "$pol" || break
+				"$FC" krcore "$p" "$META" "$DIR" >>"$OUT" ||
+					fail "krcore sample $p"
+				;;
+			cm)
+				"$FC" rdmacm "$META" $PORT "$DIR" >>"$OUT" ||
+					fail "rdma_cm sample"
+				;;
+			verbs)
+				"$FC" verbs "$META" $PORT "$DIR" >>"$OUT" ||
+					fail "verbs sample"
+				;;
+			esac
+		done
+		r=$((r + 1))
+	done
+	echo "== first_contact: protocol pieces ($PARTS each), then $READS READs per path"
+	loaded || reload 0
+	"$FC" parts "$META" "$DIR" "$(gid_index)" "$PARTS" >>"$OUT" ||
+		fail "protocol pieces"
+	reload 3 && { "$FC" latency "$META" "$DIR" "$READS" >>"$OUT" ||
+		fail "READ latency"; }
+	"$FC" report "$OUT" | tee "$KRC_RUN/first_contact.out"
+	[ -n "${KRC_BENCH_FC_TRACE:-}" ] &&
+		log "$(krctl counters | grep '^dg_' | tr '\n' ' ')"
+	barrier fc_done
+	[ $had = 1 ] || krc_unload
+fi
+finish
