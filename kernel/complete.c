@@ -216,6 +216,9 @@ int krc_vq_dp_init(struct krc_vq *vq)
 	vq->ring->depth = depth;
 	vq->ring->entry_offset = off;
 	vq->ring->size = vq->ring_size;
+	mutex_lock(&vq->map_lock);
+	vq->map_ring = vq->ring_mem;	/* complete: mmap may have it */
+	mutex_unlock(&vq->map_lock);
 	return 0;
 }
 

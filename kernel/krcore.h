@@ -346,6 +346,14 @@ struct krc_vq {
 	u32 nfree;
 	void *ring_mem;			/* vmalloc_user: header, then entries */
 	size_t ring_size;
+	/*
+	 * mmap() finds the rings under map_lock alone, never vq->lock (which
+	 * is held while user memory is touched: mmap_lock is taken outside
+	 * ->mmap). They are published once complete, freed with the VQ.
+	 */
+	struct mutex map_lock;
+	void *map_ring;
+	void *map_rring;
 	struct krcore_ring *ring;
 	struct krcore_cqe *cqes;
 	u32 entries;

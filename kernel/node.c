@@ -40,6 +40,7 @@ void krc_node_leave(void)
 }
 
 static bool krc_node_stopped;	/* module unload under way */
+static DEFINE_SPINLOCK(krc_node_kick_lock);	/* stopped against kicks */
 
 static void krc_node_start_work(struct work_struct *work)
 {
@@ -48,11 +49,20 @@ static void krc_node_start_work(struct work_struct *work)
 
 static DECLARE_WORK(krc_node_kick_work, krc_node_start_work);
 
-/* A device or an address appeared: the control plane may start now. */
+/*
+ * A device or an address appeared: the control plane may start now.
+ * Not on krc_wq: starting takes node->lock, and a teardown under
+ * node->lock flushes krc_wq (found by lockdep on the debug kernel).
+ * Any context.
+ */
 void krc_node_kick(void)
 {
-	if (!READ_ONCE(krc_node.up) && !READ_ONCE(krc_node_stopped))
-		queue_work(krc_wq, &krc_node_kick_work);
+	unsigned long flags;
+
+	spin_lock_irqsave(&krc_node_kick_lock, flags);
+	if (!READ_ONCE(krc_node.up) && !krc_node_stopped)
+		queue_work(system_unbound_wq, &krc_node_kick_work);
+	spin_unlock_irqrestore(&krc_node_kick_lock, flags);
 }
 
 /*
@@ -390,7 +400,9 @@ void krc_node_stop(void)
 {
 	struct krc_node *node = &krc_node;
 
-	WRITE_ONCE(krc_node_stopped, true);
+	spin_lock_irq(&krc_node_kick_lock);
+	krc_node_stopped = true;	/* no kick queues the work from now on */
+	spin_unlock_irq(&krc_node_kick_lock);
 	cancel_work_sync(&krc_node_kick_work);
 	mutex_lock(&node->lock);
 	if (node->dev)

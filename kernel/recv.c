@@ -267,6 +267,9 @@ int krc_vq_bind_port(struct krc_vq *vq, u32 port, u32 *ring_size)
 	}
 	vq->bound_port = port;
 	*ring_size = vq->rring_size;
+	mutex_lock(&vq->map_lock);
+	vq->map_rring = vq->rring_mem;	/* bound: mmap may have it */
+	mutex_unlock(&vq->map_lock);
 	return 0;
 }
 

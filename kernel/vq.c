@@ -52,6 +52,7 @@ static int krc_vq_open(struct inode *inode, struct file *file)
 	}
 	kref_init(&vq->ref);
 	mutex_init(&vq->lock);
+	mutex_init(&vq->map_lock);
 	spin_lock_init(&vq->dlock);
 	spin_lock_init(&vq->rlock);
 	init_waitqueue_head(&vq->wq);
@@ -262,8 +263,9 @@ static int krc_vq_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
-	mutex_lock(&vq->lock);
-	mem = vma->vm_pgoff == KRCORE_MMAP_RING ? vq->ring_mem : vq->rring_mem;
+	/* Not vq->lock: mmap_lock is held here (lockdep, debug kernel). */
+	mutex_lock(&vq->map_lock);
+	mem = vma->vm_pgoff == KRCORE_MMAP_RING ? vq->map_ring : vq->map_rring;
 	if (!mem)
 		ret = -ENOTCONN;
 	else if (size != (vma->vm_pgoff == KRCORE_MMAP_RING ? vq->ring_size :
@@ -274,7 +276,7 @@ static int krc_vq_mmap(struct file *file, struct vm_area_struct *vma)
 	if (!ret)
 		vma->vm_flags = (vma->vm_flags & ~VM_MAYEXEC) |
 				VM_DONTEXPAND | VM_DONTDUMP;
-	mutex_unlock(&vq->lock);
+	mutex_unlock(&vq->map_lock);
 	return ret;
 }
 

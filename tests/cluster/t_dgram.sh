@@ -147,14 +147,15 @@ else
 	check "E: the peer answers again: a new stream works" \
 		'"$KRC_TBIN/dg_once" "$META" "$INFO"'
 	krc_unload
-	check "C: module reloads (datagrams, RC at once)" \
-		"krc_load meta_server=$META dg_policy=1"
+	check "C: module reloads (a new control QP and incarnation)" \
+		"krc_load meta_server=$META dg_policy=3"
+	check "C: the peer answers this new incarnation over datagrams" \
+		'"$KRC_TBIN/dg_once" "$META" "$INFO"'
+	param dg_policy 1
 	check "C: READ/WRITE and atomics across the move to RC, data verified" \
 		'"$DP" rw "$META" "$INFO"'
 	check "C: the VQ started on datagrams" \
-		'eq "$(counter qconnect_datagram)" 1'
-	check "C: the peer's replies reached this new incarnation" \
-		'ge "$(counter dg_rep_recv)" 1'
+		'eq "$(counter qconnect_datagram)" 2'
 	check "C: RC was built behind it and the VQ moved" \
 		'ge "$(counter dg_switches)" 1 && ge "$(counter hs_connected)" 1'
 	barrier c_done 600
