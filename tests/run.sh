@@ -10,6 +10,9 @@
 #
 # A cluster test is tests/cluster/t_*.sh; its header says how many nodes it
 # needs ("# nodes: N") and optionally its timeout ("# timeout: SEC").
+# KRC_KERNEL=debug runs the cluster tests on the debug kernel (see
+# scripts/debug-kernel.sh); KRC_TIMEOUT_SCALE multiplies every cluster
+# test's timeout (default 1, 4 on the debug kernel: KASAN under TCG).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 what=${1:-all}
@@ -51,17 +54,24 @@ run_unit() {
 }
 
 run_cluster() {
+	scale=${KRC_TIMEOUT_SCALE:-}
+	if [ -z "$scale" ]; then
+		scale=1
+		[ "${KRC_KERNEL:-}" = debug ] && scale=4
+	fi
 	for t in tests/cluster/t_*.sh; do
 		name=$(basename "$t" .sh)
 		case "$name" in *"$pattern"*) ;; *) continue ;; esac
 		nodes=$(sed -n 's/^# nodes: *\([0-9]*\).*/\1/p' "$t" | head -n 1)
 		tmo=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$t" | head -n 1)
 		out="$build/cluster/$name"
+		[ "${KRC_KERNEL:-}" = debug ] && out="$build/cluster/debug/$name"
 		rm -rf "$out"
-		mkdir -p "$build/cluster"
-		echo "cluster $name: ${nodes:-1} node(s)"
+		mkdir -p "${out%/*}"
+		tmo=$((${tmo:-300} * scale))
+		echo "cluster $name: ${nodes:-1} node(s)${KRC_KERNEL:+, kernel $KRC_KERNEL}, timeout ${tmo}s"
 		start=$(date +%s)
-		if tools/krcluster -q -n "${nodes:-1}" -t "${tmo:-300}" -o "$out" -- sh "$t" \
+		if tools/krcluster -q -n "${nodes:-1}" -t "$tmo" -o "$out" -- sh "$t" \
 			>"$out.summary" 2>&1; then
 			echo "ok - cluster $name ($(($(date +%s) - start))s)"
 			pass

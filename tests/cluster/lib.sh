@@ -87,7 +87,7 @@ get() {
 # Load krcore.ko (and the RDMA modules it needs) with optional parameters.
 krc_load() {
 	modprobe -a ib_core rdma_cm || return 1
-	insmod "$KRC_REPO/kernel/krcore.ko" "$@"
+	insmod "${KRC_KO:-$KRC_REPO/kernel/krcore.ko}" "$@"
 }
 
 krc_unload() {
@@ -110,7 +110,7 @@ ge() {
 
 # The kernel log must hold no trace of trouble (krcluster checks it too).
 dmesg_clean() {
-	! dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace|Poison overwritten|Redzone|krcore: .*(leak|never completed|did not flush|recovery failed)'
+	! dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace|Poison overwritten|Redzone|KASAN|KFENCE|inconsistent lock state|sleeping function called from invalid context|krcore: .*(leak|never completed|did not flush|recovery failed)'
 }
 
 # wait_for SECONDS SHELL-EXPRESSION: poll (every 0.2 s) until it holds.
