@@ -86,6 +86,22 @@ run_cluster() {
 			done
 			flunk "$name"
 		fi
+		[ "${KRC_KERNEL:-}" = debug ] && keep_reports "$name" "$out"
+	done
+}
+
+# On the debug kernel: every node log holding a report of the kernel's bug
+# finders is kept in $build/debug-reports/ (the next run of the test
+# deletes its run directory).
+keep_reports() {
+	for d in "$2"/node*.dmesg; do
+		[ -f "$d" ] || continue
+		if grep -aqE 'BUG:|WARNING:|KASAN|KFENCE|possible (circular|recursive) locking|inconsistent lock state|sleeping function called|ODEBUG:|unreferenced object|Call Trace:' "$d"; then
+			mkdir -p "$build/debug-reports"
+			n=${d##*/}
+			cp "$d" "$build/debug-reports/$1-${n%.dmesg}-$(date +%Y%m%d-%H%M%S).dmesg"
+			echo "debug kernel report kept: $build/debug-reports/$1-${n%.dmesg}-*.dmesg"
+		fi
 	done
 }
 
@@ -136,6 +152,22 @@ run_fuzz() {
 			tail -n 40 "$log"
 			echo "not ok - fuzz $name, log in $log"
 			flunk "$name"
+		fi
+		[ "${KRC_KERNEL:-}" = debug ] && keep_reports "$name" "$out"
+	done
+}
+
+# On the debug kernel: every node log holding a report of the kernel's bug
+# finders is kept in $build/debug-reports/ (the next run of the test
+# deletes its run directory).
+keep_reports() {
+	for d in "$2"/node*.dmesg; do
+		[ -f "$d" ] || continue
+		if grep -aqE 'BUG:|WARNING:|KASAN|KFENCE|possible (circular|recursive) locking|inconsistent lock state|sleeping function called|ODEBUG:|unreferenced object|Call Trace:' "$d"; then
+			mkdir -p "$build/debug-reports"
+			n=${d##*/}
+			cp "$d" "$build/debug-reports/$1-${n%.dmesg}-$(date +%Y%m%d-%H%M%S).dmesg"
+			echo "debug kernel report kept: $build/debug-reports/$1-${n%.dmesg}-*.dmesg"
 		fi
 	done
 }

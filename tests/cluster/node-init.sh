@@ -36,9 +36,11 @@ KMEMLEAK=/sys/kernel/debug/kmemleak
 finish() {
 	echo "$1" >"$RUN/node$node.rc"
 	if [ -w "$KMEMLEAK" ]; then
-		# Two scans: an object whose last pointer was in flight during the
-		# first one is not reported by the second.
+		# Two scans, 5 s apart: kmemleak reports no object younger than
+		# 5 s, and an object seen unreferenced once (its last pointer in
+		# flight) must be seen so again.
 		echo scan >"$KMEMLEAK"
+		sleep 5
 		echo scan >"$KMEMLEAK"
 		cat "$KMEMLEAK" >"$RUN/node$node.kmemleak" 2>&1
 	fi
