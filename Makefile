@@ -4,6 +4,8 @@
 #         make deps     install every Debian package the project needs
 #         make demo     boot a two-node Soft-RoCE cluster and run the demo
 #         make test     unit tests, then the cluster tests; ends "N passed, N failed"
+#         make test-debug  the cluster tests on a debug kernel (KASAN, lockdep, KFENCE,
+#                       kmemleak) built once from Debian's kernel source; T=PATTERN
 #         make install  install libkrcore, its headers, .pc and krctl (PREFIX=/usr/local)
 
 BUILD    ?= build
@@ -33,7 +35,7 @@ PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
 .PHONY: all module lib tools unit benches bench deps demo test install clean fuzz \
-	test-passive-loop soak
+	test-passive-loop soak test-debug debug-kernel
 all: module lib tools unit benches
 
 module:
@@ -100,6 +102,15 @@ demo: all
 
 test: all
 	sh tests/run.sh
+
+# The debug guest kernel (cached in $(BUILD)/debug-kernel) and krcore.ko built
+# against it; then every cluster test (or those matching T) on it.
+debug-kernel:
+	sh scripts/debug-kernel.sh
+
+T ?=
+test-debug: all debug-kernel
+	KRC_KERNEL=debug sh tests/run.sh cluster $(T)
 
 # The cluster ioctl fuzzer for longer: make soak SOAK_SECONDS=3600.
 SOAK_SECONDS ?= 600

@@ -7,7 +7,8 @@ PKGS="build-essential pkg-config kmod cpio \
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 \
 	rdma-core ibverbs-providers ibverbs-utils libibverbs-dev \
 	librdmacm-dev rdmacm-utils perftest busybox-static vde2 iproute2 \
-	libcmocka-dev clang linux-source"
+	libcmocka-dev clang linux-source \
+	bc bison flex libelf-dev libssl-dev xz-utils"
 
 missing=""
 for p in $PKGS; do

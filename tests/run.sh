@@ -14,6 +14,9 @@
 #
 # A cluster test is tests/cluster/t_*.sh; its header says how many nodes it
 # needs ("# nodes: N") and optionally its timeout ("# timeout: SEC").
+# KRC_KERNEL=debug runs the cluster tests on the debug kernel (see
+# scripts/debug-kernel.sh); KRC_TIMEOUT_SCALE multiplies every cluster
+# test's timeout (default 1, 4 on the debug kernel: KASAN under TCG).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 what=${1:-all}
@@ -96,17 +99,24 @@ cluster_skipped() {
 }
 
 run_cluster() {
+	scale=${KRC_TIMEOUT_SCALE:-}
+	if [ -z "$scale" ]; then
+		scale=1
+		[ "${KRC_KERNEL:-}" = debug ] && scale=4
+	fi
 	for t in tests/cluster/t_*.sh; do
 		name=$(basename "$t" .sh)
 		case "$name" in *"$pattern"*) ;; *) continue ;; esac
 		nodes=$(sed -n 's/^# nodes: *\([0-9]*\).*/\1/p' "$t" | head -n 1)
 		tmo=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$t" | head -n 1)
 		out="$build/cluster/$name"
+		[ "${KRC_KERNEL:-}" = debug ] && out="$build/cluster/debug/$name"
 		rm -rf "$out"
-		mkdir -p "$build/cluster"
-		echo "cluster $name: ${nodes:-1} node(s)"
+		mkdir -p "${out%/*}"
+		tmo=$((${tmo:-300} * scale))
+		echo "cluster $name: ${nodes:-1} node(s)${KRC_KERNEL:+, kernel $KRC_KERNEL}, timeout ${tmo}s"
 		start=$(date +%s)
-		if tools/krcluster -q -n "${nodes:-1}" -t "${tmo:-300}" -o "$out" -- sh "$t" \
+		if tools/krcluster -q -n "${nodes:-1}" -t "$tmo" -o "$out" -- sh "$t" \
 			>"$out.summary" 2>&1; then
 			echo "ok - cluster $name ($(($(date +%s) - start))s)"
 			pass
@@ -125,6 +135,22 @@ run_cluster() {
 				tail -n 15 "$log" | tr -d '\r'
 			done
 			flunk "$name"
+		fi
+		[ "${KRC_KERNEL:-}" = debug ] && keep_reports "$name" "$out"
+	done
+}
+
+# On the debug kernel: every node log holding a report of the kernel's bug
+# finders is kept in $build/debug-reports/ (the next run of the test
+# deletes its run directory).
+keep_reports() {
+	for d in "$2"/node*.dmesg; do
+		[ -f "$d" ] || continue
+		if grep -aqE 'BUG:|WARNING:|KASAN|KFENCE|possible (circular|recursive) locking|inconsistent lock state|sleeping function called|ODEBUG:|unreferenced object|Call Trace:' "$d"; then
+			mkdir -p "$build/debug-reports"
+			n=${d##*/}
+			cp "$d" "$build/debug-reports/$1-${n%.dmesg}-$(date +%Y%m%d-%H%M%S).dmesg"
+			echo "debug kernel report kept: $build/debug-reports/$1-${n%.dmesg}-*.dmesg"
 		fi
 	done
 }
@@ -182,6 +208,22 @@ run_fuzz() {
 			tail -n 40 "$log"
 			echo "not ok - fuzz $name, log in $log"
 			flunk "$name"
+		fi
+		[ "${KRC_KERNEL:-}" = debug ] && keep_reports "$name" "$out"
+	done
+}
+
+# On the debug kernel: every node log holding a report of the kernel's bug
+# finders is kept in $build/debug-reports/ (the next run of the test
+# deletes its run directory).
+keep_reports() {
+	for d in "$2"/node*.dmesg; do
+		[ -f "$d" ] || continue
+		if grep -aqE 'BUG:|WARNING:|KASAN|KFENCE|possible (circular|recursive) locking|inconsistent lock state|sleeping function called|ODEBUG:|unreferenced object|Call Trace:' "$d"; then
+			mkdir -p "$build/debug-reports"
+			n=${d##*/}
+			cp "$d" "$build/debug-reports/$1-${n%.dmesg}-$(date +%Y%m%d-%H%M%S).dmesg"
+			echo "debug kernel report kept: $build/debug-reports/$1-${n%.dmesg}-*.dmesg"
 		fi
 	done
 }

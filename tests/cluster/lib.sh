@@ -94,7 +94,7 @@ get() {
 # Load krcore.ko (and the RDMA modules it needs) with optional parameters.
 krc_load() {
 	modprobe -a ib_core rdma_cm || return 1
-	insmod "$KRC_REPO/kernel/krcore.ko" "$@"
+	insmod "${KRC_KO:-$KRC_REPO/kernel/krcore.ko}" "$@"
 }
 
 krc_unload() {
@@ -116,7 +116,7 @@ ge() {
 }
 
 # The trouble dmesg_clean and tools/krcluster look for in a kernel log.
-KRC_TROUBLE='BUG:|WARNING:|Oops|Call Trace|Poison overwritten|Redzone|krcore: .*(leak|never completed|did not flush|recovery failed)'
+KRC_TROUBLE='BUG:|WARNING:|Oops|Call Trace|Poison overwritten|Redzone|KASAN|KFENCE|inconsistent lock state|sleeping function called from invalid context|krcore: .*(leak|never completed|did not flush|recovery failed)'
 
 # expect_kernel_line LINE: this node's kernel log must contain the module
 # message LINE (exactly, without its timestamp, starting "krcore: ")

@@ -1,10 +1,13 @@
 #!/bin/sh
 # Build the tiny initramfs of a test node: busybox-static, the guest kernel's
 # virtio and 9p modules (uncompressed, dependencies first) and our /init.
-# usage: mkinitramfs.sh KERNEL_VERSION OUTPUT
+# usage: mkinitramfs.sh KERNEL_VERSION OUTPUT [MODULE_BASE]
+# MODULE_BASE: the modules are under MODULE_BASE/lib/modules (the debug
+# kernel's build/debug-kernel/mods; default /).
 set -eu
 kver=$1
 out=$2
+base=${3:-/}
 here=$(cd "$(dirname "$0")" && pwd)
 mods="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci
 netfs fscache 9pnet 9pnet_virtio 9p"
@@ -17,7 +20,7 @@ cp /bin/busybox "$tmp/bin/busybox"
 cp "$here/initramfs-init" "$tmp/init"
 chmod 755 "$tmp/init"
 for m in $mods; do
-	f=$(modinfo -k "$kver" -F filename "$m" 2>/dev/null) || true
+	f=$(modinfo -b "$base" -k "$kver" -F filename "$m" 2>/dev/null) || true
 	if [ -z "$f" ] || [ ! -f "$f" ]; then
 		# Built into this kernel: nothing to load.
 		continue

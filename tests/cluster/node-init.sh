@@ -3,7 +3,9 @@
 # (read-only, over 9p). Brings up the node's virtio NIC and its Soft-RoCE
 # device, runs the node's command from the run directory and powers off.
 # The command's exit status goes to /run/krc/node<N>.rc, the kernel log to
-# /run/krc/node<N>.dmesg; tools/krcluster reads both.
+# /run/krc/node<N>.dmesg; tools/krcluster reads both. On a kernel with
+# kmemleak (the debug kernel) the leaks found after the command ran are
+# appended to the latter.
 
 RUN=/run/krc
 node=0
@@ -11,6 +13,7 @@ nodes=1
 repo=/
 net=10.77.0
 role=""
+ko=""
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	krc.node=*) node=${arg#krc.node=} ;;
@@ -18,6 +21,7 @@ for arg in $(cat /proc/cmdline); do
 	krc.repo=*) repo=${arg#krc.repo=} ;;
 	krc.net=*) net=${arg#krc.net=} ;;
 	krc.role=*) role=${arg#krc.role=} ;;
+	krc.ko=*) ko=${arg#krc.ko=} ;;
 	esac
 done
 
@@ -25,10 +29,26 @@ export PATH="$repo/tools:$repo/build/bin:/usr/local/sbin:/usr/local/bin:/usr/sbi
 export HOME=/tmp
 export KRC_NODE=$node KRC_NODES=$nodes KRC_REPO=$repo KRC_RUN=$RUN
 export KRC_NET=$net KRC_IP="$net.$((node + 1))" KRC_ROLE=$role
+# The krcore.ko built for the running kernel (tests/cluster/lib.sh loads it).
+export KRC_KO=${ko:-$repo/kernel/krcore.ko}
+KMEMLEAK=/sys/kernel/debug/kmemleak
 
 finish() {
 	echo "$1" >"$RUN/node$node.rc"
+	if [ -w "$KMEMLEAK" ]; then
+		# Two scans, 5 s apart: kmemleak reports no object younger than
+		# 5 s, and an object seen unreferenced once (its last pointer in
+		# flight) must be seen so again.
+		echo scan >"$KMEMLEAK"
+		sleep 5
+		echo scan >"$KMEMLEAK"
+		cat "$KMEMLEAK" >"$RUN/node$node.kmemleak" 2>&1
+	fi
 	dmesg >"$RUN/node$node.dmesg" 2>&1
+	if [ -s "$RUN/node$node.kmemleak" ]; then
+		echo "---- kmemleak: new suspected memory leaks ----" >>"$RUN/node$node.dmesg"
+		cat "$RUN/node$node.kmemleak" >>"$RUN/node$node.dmesg"
+	fi
 	sync
 	echo "krc-node $node: exit $1"
 	# reboot(2) straight away: once the 9p root is gone nothing can be exec'd.
@@ -51,6 +71,11 @@ setup() {
 	ip addr add "$KRC_IP/24" dev eth0 || return 1
 	ip link set eth0 up || return 1
 	rdma link add rxe0 type rxe netdev eth0 || return 1
+	if [ -w "$KMEMLEAK" ]; then
+		# What boot and setup left unreferenced is not the test's.
+		echo scan >"$KMEMLEAK"
+		echo clear >"$KMEMLEAK"
+	fi
 	return 0
 }
 

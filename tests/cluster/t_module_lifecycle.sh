@@ -7,7 +7,7 @@
 check "module loads" krc_load
 check "/dev/krcore exists, mode 0660" '[ "$(stat -c %a /dev/krcore)" = 660 ]'
 check "modinfo documents every parameter" \
-	'ge "$(modinfo -F parm "$KRC_REPO/kernel/krcore.ko" | wc -l)" 3'
+	'ge "$(modinfo -F parm "$KRC_KO" | wc -l)" 3'
 
 krctl status
 card=$(krctl card)
