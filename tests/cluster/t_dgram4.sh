@@ -28,34 +28,35 @@ fi
 barrier up
 if [ "$KRC_NODE" = 3 ]; then
 	wait_for 60 'krctl status | grep -q registered'
-	for n in 0 1 2; do
-		addr=$(node_ip $n)
-		wait_for 60 "[ -e \"$KRC_RUN/srv.$n\" ]"
-		out=$("$ONCE" "$addr" "$KRC_RUN/srv.$n")
+	# (lib.sh's wait_for and barrier use $n and $i: loops here use $p)
+	for p in 0 1 2; do
+		addr=$(node_ip $p)
+		wait_for 60 "[ -e \"$KRC_RUN/srv.$p\" ]"
+		out=$("$ONCE" "$addr" "$KRC_RUN/srv.$p")
 		rc=$?
 		echo "$out"
-		check "first READ of a fresh process to never-contacted node$n: success" \
+		check "first READ of a fresh process to never-contacted node$p: success" \
 			'[ $rc -eq 0 ]'
 		check "... on the datagram path" \
 			'echo "$out" | grep -q "path .*datagram.*, success"'
 	done
 	check "no qconnect waited for a handshake" \
 		'eq "$(counter qconnect_handshake)" 0 && eq "$(counter qconnect_datagram)" 3'
-	for n in 0 1 2; do
-		check "node$n: READ/WRITE 8 B..1 MiB and atomics, data verified" \
-			'"$DP" rw "$(node_ip $n)" "$KRC_RUN/srv.$n"'
+	for p in 0 1 2; do
+		check "node$p: READ/WRITE 8 B..1 MiB and atomics, data verified" \
+			'"$DP" rw "$(node_ip $p)" "$KRC_RUN/srv.$p"'
 	done
 	krc_unload
 	check "member reloads (forgets every peer)" \
 		"krc_load meta_server=$META dg_policy=1"
 	wait_for 60 'krctl status | grep -q registered'
-	for n in 0 1 2; do
-		out=$("$ONCE" "$(node_ip $n)" "$KRC_RUN/srv.$n" seq 400)
+	for p in 0 1 2; do
+		out=$("$ONCE" "$(node_ip $p)" "$KRC_RUN/srv.$p" seq 400)
 		rc=$?
 		echo "$out"
-		check "node$n: 400 WRITE/READ/FAA rounds across the move to RC, all exact" \
+		check "node$p: 400 WRITE/READ/FAA rounds across the move to RC, all exact" \
 			'[ $rc -eq 0 ]'
-		check "node$n: ... started on datagrams and moved to RC" \
+		check "node$p: ... started on datagrams and moved to RC" \
 			'echo "$out" | grep -q "path .*datagram" &&
 			 echo "$out" | grep -Eq "on datagrams, [1-9][0-9]* on RC"'
 	done
