@@ -206,8 +206,13 @@ void krc_peer_put_unless_known(struct krc_peer *peer)
 
 	spin_lock(&krc_peers_lock);
 	spin_lock(&peer->lock);
+	/*
+	 * Only if nothing else holds it (the table's and the caller's
+	 * references): a VQ, a connection being recovered or a datagram
+	 * stream still needs the entry to reconnect.
+	 */
 	if (!peer->card_valid && !peer->nconns && !peer->local &&
-	    hash_hashed(&peer->hnode)) {
+	    kref_read(&peer->ref) <= 2 && hash_hashed(&peer->hnode)) {
 		hash_del(&peer->hnode);
 		krc_npeers--;
 		peer->dead = true;

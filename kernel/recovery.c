@@ -94,7 +94,7 @@ static struct krc_conn *krc_recover_target(struct krc_peer *peer)
 				PTR_ERR(conn));
 			conn = NULL;
 		}
-	} else if (!conn && !peer->local) {
+	} else if (!conn && !peer->local && !READ_ONCE(peer->dead)) {
 		ret = krc_hs_connect(peer, &o, &conn);
 		if (ret) {
 			pr_warn("krcore: recovery: no connection to the peer: %d\n",
@@ -175,6 +175,7 @@ void krc_recover_work(struct work_struct *work)
 	struct krc_vq *vq;
 	unsigned long flags, deadline;
 	int tries = 0;
+	bool idle;
 	u32 i, left;
 
 	krc_event(KRC_EV_RECOVERIES);
@@ -209,11 +210,17 @@ void krc_recover_work(struct work_struct *work)
 		conn->sq_bytes -= e->len;
 		conn->rec[conn->nrec++] = *e;
 	}
+	/*
+	 * Nothing outstanding and no VQ (the passive end of a failure, a
+	 * pooled connection nobody used): nothing to move, so no new
+	 * connection either. A failing connection takes no new VQ.
+	 */
+	idle = !conn->nrec && list_empty(&conn->vqs);
 	spin_unlock_irqrestore(&conn->lock, flags);
 
 	/* 2. Somewhere to go. */
-	target = krc_recover_target(peer);
-	while (!target && peer && !READ_ONCE(peer->dead) &&
+	target = idle ? NULL : krc_recover_target(peer);
+	while (!idle && !target && peer && !READ_ONCE(peer->dead) &&
 	       READ_ONCE(krc_node.up) && tries < KRC_RETARGETS &&
 	       time_before(jiffies, deadline))
 		target = krc_retarget(peer, NULL, &tries, deadline);
@@ -272,8 +279,12 @@ void krc_recover_work(struct work_struct *work)
 		wake_up(&vq->wq);
 		krc_vq_put(vq);
 	}
-	pr_info("krcore: conn %u recovered%s\n", conn->id,
-		target ? "" : ": peer unreachable, its VQs disconnected");
+	if (idle)
+		pr_info("krcore: conn %u failed with nothing on it: dropped\n",
+			conn->id);
+	else
+		pr_info("krcore: conn %u recovered%s\n", conn->id,
+			target ? "" : ": peer unreachable, its VQs disconnected");
 	if (peer && target)
 		krc_peer_grow(peer);
 	krc_conn_put(target);

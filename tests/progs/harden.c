@@ -698,9 +698,11 @@ static int do_throttle(const char *peer, const char *info)
 	uint64_t raddr;
 	uint32_t rkey, st = 0;
 	int i, broke = 0, ret;
+	uint64_t end;
 	char *buf;
 
 	read_info(info, &raddr, &rkey);
+	end = now_ms() + 120000;
 	vq = open_connected(peer, 0, NULL);
 	buf = alloc_buf(4096);
 	if (krc_reg_mr(vq, buf, 4096, KRCORE_ACCESS_LOCAL_WRITE, &mr))
@@ -708,6 +710,10 @@ static int do_throttle(const char *peer, const char *info)
 	for (i = 0; i < 6; i++) {
 		fill_rw(&w, KRCORE_WR_READ, buf, 8, mr.lkey, raddr,
 			rkey ^ 0x5a5a00, i);
+		if (now_ms() > end) {
+			FAIL("still recovering after 120 s (bad READ %d)", i);
+			break;
+		}
 		ret = raw_push(vq, &w, 1, &res);
 		if (ret == 1) {
 			if (reap(vq, 1, &st) == 1 &&
