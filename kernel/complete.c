@@ -38,41 +38,64 @@ static void krc_ring_write(struct krc_vq *vq, const struct krc_slot *s,
 	smp_store_release(&vq->ring->producer, vq->prod);
 }
 
-/*
- * Complete request @e with @status (KRCORE_WC_*): write it to its VQ's
- * ring if wanted, give back its slot and its registrations. Any context.
- */
-void krc_dp_complete(struct krc_sq_ent *e, u32 status, u32 byte_len)
+/* Retire the slot at the head of @vq's order. Caller holds vq->dlock. */
+static void krc_slot_retire(struct krc_vq *vq, u16 slot)
 {
-	struct krc_vq *vq = e->vq;
-	unsigned long flags;
-	struct krc_slot *s;
+	struct krc_slot *s = &vq->slots[slot];
 	int k;
 
-	spin_lock_irqsave(&vq->dlock, flags);
-	s = &vq->slots[e->slot];
-	if (!s->busy || krc_cookie_make(vq->id, e->slot, s->gen) != e->cookie) {
-		spin_unlock_irqrestore(&vq->dlock, flags);
-		krc_event(KRC_EV_STRAY_COMPLETIONS);
-		return;
-	}
 	if (!vq->closing &&
-	    (status != KRCORE_WC_SUCCESS || (s->wr.flags & KRCORE_WR_SIGNALED)))
-		krc_ring_write(vq, s, status, byte_len ? byte_len : s->len);
+	    (s->status != KRCORE_WC_SUCCESS || (s->wr.flags & KRCORE_WR_SIGNALED)))
+		krc_ring_write(vq, s, s->status, s->byte_len);
 	for (k = 0; k < s->wr.num_sge; k++) {
 		if (s->mrs[k])
 			krc_mr_put_inflight(s->mrs[k]);
 		s->mrs[k] = NULL;
 	}
 	s->busy = false;
-	vq->free[vq->nfree++] = e->slot;
+	s->done = false;
+	vq->free[vq->nfree++] = slot;
 	vq->inflight--;
 	vq->inflight_bytes -= s->len;
+}
+
+/*
+ * Complete request @e with @status (KRCORE_WC_*). Requests retire in the
+ * order they were posted on the VQ: this one and every completed one
+ * after it, up to the first still outstanding, are written to the ring
+ * (if wanted) and give back their slots and registrations. Any context.
+ */
+void krc_dp_complete(struct krc_sq_ent *e, u32 status, u32 byte_len)
+{
+	struct krc_vq *vq = e->vq;
+	unsigned long flags;
+	struct krc_slot *s;
+	bool retired = false;
+	u16 slot;
+
+	spin_lock_irqsave(&vq->dlock, flags);
+	s = &vq->slots[e->slot];
+	if (!s->busy || s->done ||
+	    krc_cookie_make(vq->id, e->slot, s->gen) != e->cookie) {
+		spin_unlock_irqrestore(&vq->dlock, flags);
+		krc_event(KRC_EV_STRAY_COMPLETIONS);
+		return;
+	}
+	s->done = true;
+	s->status = status;
+	s->byte_len = byte_len ? byte_len : s->len;
+	while (krc_order_first(&vq->order, &slot) && vq->slots[slot].done) {
+		krc_slot_retire(vq, slot);
+		krc_order_pop(&vq->order);
+		retired = true;
+	}
+	if (!retired)
+		krc_event(KRC_EV_WR_HELD);
 	/*
 	 * Wake under the lock: once inflight reaches 0 a closing VQ may be
 	 * freed, and its release waits for this lock to be free first.
 	 */
-	if (wq_has_sleeper(&vq->wq))
+	if (retired && wq_has_sleeper(&vq->wq))
 		wake_up(&vq->wq);
 	spin_unlock_irqrestore(&vq->dlock, flags);
 	if (status != KRCORE_WC_SUCCESS)
@@ -175,12 +198,16 @@ int krc_vq_dp_init(struct krc_vq *vq)
 	u32 depth = clamp_t(u32, krc_param_vq_depth, 1, 4096);
 	u32 entries = roundup_pow_of_two(2 * depth);
 	size_t off = PAGE_SIZE;
+	u16 *order;
 	u32 i;
 
 	vq->depth = depth;
 	vq->entries = entries;
 	vq->slots = kvcalloc(depth, sizeof(*vq->slots), GFP_KERNEL_ACCOUNT);
 	vq->free = kvcalloc(depth, sizeof(*vq->free), GFP_KERNEL_ACCOUNT);
+	order = kvcalloc(krc_order_size(depth), sizeof(*order),
+			 GFP_KERNEL_ACCOUNT);
+	krc_order_init(&vq->order, order, krc_order_size(depth));
 	vq->scratch = kzalloc(sizeof(*vq->scratch), GFP_KERNEL_ACCOUNT);
 	vq->hdrs = kcalloc(depth, KRC_DATA_HDR_SIZE, GFP_KERNEL_ACCOUNT);
 	if (vq->hdrs) {
@@ -196,8 +223,8 @@ int krc_vq_dp_init(struct krc_vq *vq)
 	}
 	vq->ring_size = PAGE_ALIGN(off + entries * sizeof(struct krcore_cqe));
 	vq->ring_mem = krc_ring_alloc(vq->ring_size);
-	if (!vq->slots || !vq->free || !vq->scratch || !vq->ring_mem ||
-	    !vq->hdrs) {
+	if (!vq->slots || !vq->free || !vq->order.ids || !vq->scratch ||
+	    !vq->ring_mem || !vq->hdrs) {
 		krc_vq_dp_free(vq);
 		return -ENOMEM;
 	}
@@ -238,10 +265,12 @@ void krc_vq_dp_free(struct krc_vq *vq)
 	vq->hdrs = NULL;
 	kvfree(vq->slots);
 	kvfree(vq->free);
+	kvfree(vq->order.ids);
 	kfree(vq->scratch);
 	vfree(vq->ring_mem);
 	vq->slots = NULL;
 	vq->free = NULL;
+	vq->order.ids = NULL;
 	vq->scratch = NULL;
 	vq->ring_mem = NULL;
 	vq->ring = NULL;

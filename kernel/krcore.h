@@ -34,6 +34,7 @@
 #include "cookie.h"
 #include "dgram.h"
 #include "meta_table.h"
+#include "order.h"
 #include "proto.h"
 #include "wr_check.h"
 #include "stats.h"
@@ -171,6 +172,9 @@ struct krc_sq_ent {
 struct krc_slot {
 	u32 gen;			/* cookie generation */
 	bool busy;
+	bool done;			/* completed, waiting for the ones before */
+	u32 status;			/* its completion, once done */
+	u32 byte_len;
 	struct krcore_wr wr;		/* as posted: re-posted by recovery */
 	struct krc_mr *mrs[KRCORE_MAX_SGE];
 	u32 len;			/* bytes it moves */
@@ -344,6 +348,12 @@ struct krc_vq {
 	struct krc_slot *slots;
 	u16 *free;			/* stack of free slot numbers */
 	u32 nfree;
+	/*
+	 * The busy slots in the order they were posted: completions reach
+	 * the ring in that order even when recovery re-posts requests on
+	 * several connections (complete.c).
+	 */
+	struct krc_order order;
 	void *ring_mem;			/* vmalloc_user: header, then entries */
 	size_t ring_size;
 	/*

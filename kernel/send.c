@@ -108,6 +108,8 @@ static void krc_unreserve(struct krc_vq *vq, const u16 *slots, int n)
 	if (!n)
 		return;
 	spin_lock_irqsave(&vq->dlock, flags);
+	/* The last ones reserved (under vq->lock): off the order's tail. */
+	WARN_ON_ONCE(!krc_order_unpush(&vq->order, slots, n));
 	for (i = 0; i < n; i++) {
 		struct krc_slot *s = &vq->slots[slots[i]];
 
@@ -248,6 +250,8 @@ static int krc_reserve(struct krc_vq *vq, u32 sq_size,
 		struct krc_slot *s = &vq->slots[slot];
 
 		s->busy = true;
+		s->done = false;
+		WARN_ON_ONCE(!krc_order_push(&vq->order, slot));
 		s->gen = krc_cookie_next_gen(s->gen);
 		s->wr = sc->uwr[i];
 		s->len = lens[i];

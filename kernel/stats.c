@@ -45,6 +45,7 @@ static const char * const krc_event_names[KRC_NR_EV] = {
 	[KRC_EV_WR_TIMEOUTS] = "wr_timeouts",
 	[KRC_EV_WR_REPOSTED] = "wr_reposted",
 	[KRC_EV_WR_NOT_EXECUTED] = "wr_not_executed",
+	[KRC_EV_WR_HELD] = "wr_held",
 	[KRC_EV_RECOVERIES] = "recoveries",
 	[KRC_EV_MSG_RECEIVED] = "msg_received",
 	[KRC_EV_MSG_DROPPED] = "msg_dropped",
