@@ -68,8 +68,11 @@ else
 		"wait $good"
 	cat "$KRC_RUN/steady2.out"
 	check "the shared connection was recovered" '[ "$(counter recoveries)" -gt "$rec0" ]'
-	check "outstanding READs and WRITEs of the others were re-posted ($(($(counter wr_reposted) - rp0)))" \
-		'[ "$(counter wr_reposted)" -gt "$rp0" ]'
+	# How many of the others' requests were behind the bad one (and so
+	# re-posted) depends on timing: none, if the bad READ was the last
+	# posted and failed before anyone posted again. t_dp_faults' mixed
+	# checks exact re-post counts.
+	echo "re-posted: $(($(counter wr_reposted) - rp0)) requests of the others"
 	check "none of them failed as not executed" 'eq "$(counter wr_not_executed)" "$ne0"'
 
 	"$DP" inflight "$META" "$INFO" "$D" >"$KRC_RUN/inflight.out" 2>&1 &
