@@ -6,9 +6,8 @@
 # the synchronous READ latency of a VQ on datagrams vs on RC. "Never
 # contacted": before every krcore sample node0 reloads krcore.ko (its
 # krcore process too), then node1 does. KRC_BENCH_FC_SERVER_RELOAD=0
-# reloads node1 only, so node0 keeps state for node1's old incarnation:
-# the datagram path then gets no answer (a kernel bug: node0's responder
-# state for node1 keeps the old incarnation's control QP number).
+# reloads node1 only, so node0 keeps state for node1's old incarnation
+# (its responder re-addresses to the new control QP: dg_readdressed).
 # Part of bench/run.sh; alone:
 #   tools/krcluster -n 2 -t 900 -p -- sh bench/first_contact.sh
 # KRC_BENCH_FC_SAMPLES (10) samples per path, KRC_BENCH_FC_PATHS
