@@ -403,6 +403,7 @@ int krc_dg_push(struct krc_vq *vq, const u16 *slots, int n, u32 *reason)
 		s->dg_vq = vq;
 		s->dg_off = 0;
 		s->dg_status = 0;
+		s->dg_err = 0;
 		list_add_tail(&s->dg_node, &tx->backlog);
 	}
 	atomic64_add(n, &tx->requests);
@@ -500,17 +501,24 @@ static void krc_dg_complete_failed(struct krc_dg_tx *tx)
  * Retire replied datagrams in order: copy their data to the callers and
  * complete the VQ requests they finish. krcore's workqueue (the copies
  * run in the callers' address spaces).
+ *
+ * A request completes with its last datagram in the window, never
+ * before: until then its slot stays busy, so its VQ (which waits for its
+ * busy slots before it is freed) outlives every datagram that names it.
+ * A segment that fails marks the request (the slot's dg_err); the later
+ * segments' data are not copied and the request completes with the first
+ * failure.
  */
 static void krc_dg_done_work(struct work_struct *work)
 {
 	struct krc_dg_tx *tx = container_of(work, struct krc_dg_tx,
 					    done_work);
-	u64 failed_cookie = 0;
 	unsigned long flags;
 
 	for (;;) {
 		struct krc_dg_ent e;
 		struct krc_sq_ent se;
+		struct krc_slot *s;
 		u32 i, status;
 
 		spin_lock_irqsave(&tx->lock, flags);
@@ -526,22 +534,20 @@ static void krc_dg_done_work(struct work_struct *work)
 		e = tx->ent[i];
 		spin_unlock_irqrestore(&tx->lock, flags);
 
-		status = e.status;
-		if (e.cookie == failed_cookie)
-			goto next;	/* its request already failed */
+		s = &e.vq->slots[e.slot];
+		status = s->dg_err ? s->dg_err : e.status;
 		if (status == KRCORE_WC_SUCCESS && e.data_len &&
 		    krc_dg_copy_out(&e, tx->data + i * tx->seg))
 			status = KRCORE_WC_LOC_PROT_ERR;
-		if (e.last || status != KRCORE_WC_SUCCESS) {
+		if (e.last) {
 			se.cookie = e.cookie;
 			se.vq = e.vq;
 			se.slot = e.slot;
 			se.len = 0;
-			if (status != KRCORE_WC_SUCCESS)
-				failed_cookie = e.cookie;
 			krc_dp_complete(&se, status, 0);
+		} else if (status != KRCORE_WC_SUCCESS) {
+			s->dg_err = status;
 		}
-next:
 		spin_lock_irqsave(&tx->lock, flags);
 		tx->ent[i].used = false;
 		tx->head++;

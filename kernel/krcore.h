@@ -183,6 +183,7 @@ struct krc_slot {
 	struct krc_vq *dg_vq;
 	u32 dg_off;			/* bytes already sent */
 	u32 dg_status;			/* failed before it was sent */
+	u32 dg_err;			/* a segment failed: the request's status */
 };
 
 enum krc_conn_state {

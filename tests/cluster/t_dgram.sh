@@ -10,6 +10,10 @@
 #      duplicates answered from the cache, FAAs executed once, in order);
 #   D: a bad rkey over datagrams: REM_ACCESS_ERR for that request only,
 #      refused by the responder's check, no connection fails, the VQ goes on;
+#      a 64 KiB READ whose first datagram is refused: one completion, and
+#      VQs closed with such a READ's later datagrams still out (the VQ is
+#      kept until the last one is answered: the cluster ioctl fuzzer found
+#      a use-after-free there);
 #   E: a peer that answers nothing (it drops every datagram): the requests
 #      fail with RETRY_EXC_ERR in bounded time; once it answers again, a new
 #      stream works;
@@ -119,6 +123,10 @@ else
 	param fault_dg_dup_every 0
 	check "D: a bad rkey over datagrams: REM_ACCESS_ERR, the VQ goes on" \
 		'"$DP" badrkey "$META" "$INFO"'
+	check "D: a 64 KiB READ whose first datagram fails: one completion; VQs closed with its datagrams out" \
+		'"$KRC_TBIN/dg_once" "$META" "$INFO" split 20'
+	check "D: every VQ freed (none kept by its datagrams)" \
+		'wait_for 30 "eq \"\$(counter vq_created)\" \"\$(counter vq_destroyed)\""'
 	barrier d_done
 	gidx=$(krctl status | sed -n 's/.*rxe0\/1: .* gid\[\([0-9]*\)\].*/\1/p')
 	q0=$(krctl lookup "$META" | sed -n "s/^ *ud_qpn=//p" | head -n 1)

@@ -9,46 +9,70 @@
 # WRITEs and READs back node0's memory: every request must succeed with
 # its data. Then every VQ closes, no leak, the module unloads, the kernel
 # logs are clean (krcluster also fails a node on slab poison reports).
+# Two phases, half the time each, the module reloaded between them: RC
+# (dg_policy=0), then datagrams (dg_policy=3 on both nodes: every VQ to
+# the other node on the datagram path, each node's responder taking the
+# other's fuzzed requests). KRC_FUZZ_DG=0 runs the RC phase only,
+# KRC_FUZZ_PHASES="3" the datagram phase only.
 . "$KRC_REPO/tests/cluster/lib.sh"
 SECS=${KRC_FUZZ_CLUSTER_SECONDS:-120}
 SEED=${KRC_FUZZ_SEED:-$(date +%s)}
 META=$(node_ip 0)
 OTHER=$(node_ip $((1 - KRC_NODE)))
-INFO=$KRC_RUN/srv.info.$KRC_NODE
-PINFO=$KRC_RUN/srv.info.$((1 - KRC_NODE))
 F=$KRC_TBIN/ioctl_fuzz
+PHASES=${KRC_FUZZ_PHASES:-0 3}
+[ "${KRC_FUZZ_DG:-1}" = 1 ] || PHASES=0
+set -- $PHASES
+T=$((SECS / $#))
 
-if [ "$KRC_NODE" = 0 ]; then
-	check "module loads" 'krc_load meta_host=1'
-	barrier meta
-else
-	barrier meta
-	check "module loads" "krc_load meta_server=$META"
-fi
-"$KRC_TBIN/dp_test" serve "$INFO" >/dev/null &
-srv=$!
-wait_for 30 "[ -s \"$INFO\" ]"
-barrier up
-wait_for 30 "[ -s \"$PINFO\" ]"
-if [ "$KRC_NODE" = 1 ]; then
-	"$F" good "$OTHER" "$PINFO" "$SECS" >"$KRC_RUN/good.out" 2>&1 &
-	goodpid=$!
-fi
-check "the fuzzer ran $SECS s (seed $((SEED + KRC_NODE))) and every worker was reaped" \
-	'"$F" run "$SECS" $((SEED + KRC_NODE)) "$KRC_IP" "$OTHER" "$PINFO" 4'
-if [ "$KRC_NODE" = 1 ]; then
-	check "the well-behaved process verified every request beside it" "wait $goodpid"
-	cat "$KRC_RUN/good.out"
-fi
-krctl counters | grep -E "recover|retarget|throttl|breaks|rejected|ioctl_errors|foreign|posted|disconnected"
-barrier fuzzed 600
-touch "$INFO.stop"
-wait $srv
-check "every VQ closed" \
-	'wait_for 60 "eq \"\$(counter vq_created)\" \"\$(counter vq_destroyed)\""'
-check "every user registration given back" \
-	'eq "$(counter user_mr_created)" "$(counter user_mr_destroyed)"'
-barrier done 300
-check "module unloads" krc_unload
+# fuzz_phase DG_POLICY: load, fuzz for T seconds beside the well-behaved
+# process(es), check that everything was given back, unload.
+fuzz_phase() {
+	dg=$1
+	INFO=$KRC_RUN/srv.info.$dg.$KRC_NODE
+	PINFO=$KRC_RUN/srv.info.$dg.$((1 - KRC_NODE))
+	if [ "$KRC_NODE" = 0 ]; then
+		check "module loads (dg_policy=$dg)" "krc_load meta_host=1 dg_policy=$dg"
+		barrier "meta$dg"
+	else
+		barrier "meta$dg"
+		check "module loads (dg_policy=$dg)" "krc_load meta_server=$META dg_policy=$dg"
+	fi
+	"$KRC_TBIN/dp_test" serve "$INFO" >/dev/null &
+	srv=$!
+	wait_for 30 "[ -s \"$INFO\" ]"
+	barrier "up$dg"
+	wait_for 30 "[ -s \"$PINFO\" ]"
+	goodpid=
+	if [ "$KRC_NODE" = 1 ] || [ "$dg" != 0 ]; then
+		"$F" good "$OTHER" "$PINFO" "$T" >"$KRC_RUN/good.out.$dg.$KRC_NODE" 2>&1 &
+		goodpid=$!
+	fi
+	check "dg_policy=$dg: the fuzzer ran $T s (seed $((SEED + KRC_NODE))) and every worker was reaped" \
+		'"$F" run "$T" $((SEED + KRC_NODE)) "$KRC_IP" "$OTHER" "$PINFO" 4'
+	if [ -n "$goodpid" ]; then
+		check "dg_policy=$dg: the well-behaved process verified every request beside it" \
+			"wait $goodpid"
+		cat "$KRC_RUN/good.out.$dg.$KRC_NODE"
+	fi
+	if [ "$dg" != 0 ]; then
+		check "dg_policy=$dg: requests went and were served as datagrams" \
+			'ge "$(counter dg_req_sent)" 100 && ge "$(counter dg_executed)" 100'
+	fi
+	krctl counters | grep -E "recover|retarget|throttl|breaks|rejected|ioctl_errors|foreign|posted|disconnected|^dg_(req|rep|exec|retr|dup|stale|rkey|rx)"
+	barrier "fuzzed$dg" 600
+	touch "$INFO.stop"
+	wait $srv
+	check "dg_policy=$dg: every VQ closed" \
+		'wait_for 60 "eq \"\$(counter vq_created)\" \"\$(counter vq_destroyed)\""'
+	check "dg_policy=$dg: every user registration given back" \
+		'eq "$(counter user_mr_created)" "$(counter user_mr_destroyed)"'
+	barrier "done$dg" 300
+	check "dg_policy=$dg: module unloads" krc_unload
+}
+
+for dg in $PHASES; do
+	fuzz_phase "$dg"
+done
 check "kernel log clean" dmesg_clean
 finish

@@ -18,6 +18,16 @@
  *       once, in order). Counts the rounds made on the datagram path and
  *       on RC (the VQ moves when RC is ready); prints both. Exit 0 only
  *       if every round held.
+ *
+ *   dg_once ADDR INFO split N
+ *       N rounds, each on a new VQ, of a 64 KiB READ (many datagrams)
+ *       whose first KiB lies before the peer's buffer: its first segment
+ *       fails, the later ones succeed. Odd rounds wait for it: exactly
+ *       one completion, REM_ACCESS_ERR, then an 8-byte READ on the same
+ *       VQ succeeds; even rounds close the VQ at once, with the request's
+ *       later datagrams still in flight (the kernel must keep the VQ
+ *       until the last of them is answered). Exit 0 only if every round
+ *       held.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +146,76 @@ static int do_seq(struct krc_vq *vq, const struct krcore_qconnect *qc,
 	return bad ? 2 : 0;
 }
 
+#define SPLIT_LEN	(64u * 1024)
+
+static int do_split(const char *addr, uint64_t a, uint32_t k, unsigned int n)
+{
+	static uint8_t buf[SPLIT_LEN];
+	struct krcore_qconnect qc;
+	struct krcore_cqe cqe[2];
+	struct krcore_wr wr;
+	unsigned int i, bad = 0;
+	struct krc_mr mr;
+	struct krc_vq *vq;
+	int m;
+
+	for (i = 0; i < n; i++) {
+		if (krc_vq_open(&vq) < 0 || krc_qconnect(vq, addr, 0, &qc) < 0 ||
+		    krc_reg_mr(vq, buf, sizeof(buf), KRCORE_ACCESS_LOCAL_WRITE,
+			       &mr) < 0) {
+			fprintf(stderr, "dg_once: split %u: %s\n", i,
+				krc_errmsg());
+			return 1;
+		}
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = 1;
+		wr.opcode = KRCORE_WR_READ;
+		wr.flags = KRCORE_WR_SIGNALED;
+		wr.num_sge = 1;
+		wr.remote_addr = a - 1024;
+		wr.rkey = k;
+		wr.sg_list[0].addr = (uintptr_t)buf;
+		wr.sg_list[0].length = SPLIT_LEN;
+		wr.sg_list[0].lkey = mr.lkey;
+		if (krc_qpush(vq, &wr, 1) != 1) {
+			fprintf(stderr, "dg_once: split %u: %s\n", i,
+				krc_errmsg());
+			return 1;
+		}
+		if (i % 2 == 0) {
+			krc_vq_close(vq);	/* its datagrams still out */
+			continue;
+		}
+		m = krc_qpop_wait(vq, cqe, 2, 60000);
+		if (m != 1 || cqe[0].wr_id != 1 ||
+		    cqe[0].status != KRCORE_WC_REM_ACCESS_ERR) {
+			fprintf(stderr, "dg_once: split %u: %d completions, first %s\n",
+				i, m, m > 0 ? krc_wc_status_str(cqe[0].status) :
+				"none");
+			bad++;
+		}
+		/* No second completion for it, and the VQ goes on. */
+		wr.wr_id = 2;
+		wr.remote_addr = a;
+		wr.sg_list[0].length = 8;
+		if (krc_qpush(vq, &wr, 1) != 1) {
+			fprintf(stderr, "dg_once: split %u: %s\n", i,
+				krc_errmsg());
+			return 1;
+		}
+		m = krc_qpop_wait(vq, cqe, 2, 60000);
+		if (m != 1 || cqe[0].wr_id != 2 || cqe[0].status) {
+			fprintf(stderr, "dg_once: split %u: then %d, wr_id %llu %s\n",
+				i, m, m > 0 ? (unsigned long long)cqe[0].wr_id : 0ULL,
+				m > 0 ? krc_wc_status_str(cqe[0].status) : "none");
+			bad++;
+		}
+		krc_vq_close(vq);
+	}
+	printf("dg_once: split: %u rounds, %u wrong\n", i, bad);
+	return bad ? 2 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static uint64_t buf;
@@ -145,14 +225,16 @@ int main(int argc, char **argv)
 	struct krcore_wr wr;
 	struct krc_mr mr;
 	struct krc_vq *vq;
+	const char *mode;
 	char path[128];
 	unsigned int k;
 	double t0;
 	FILE *f;
 	int n;
 
-	if (argc != 3 && !(argc == 5 && !strcmp(argv[3], "seq"))) {
-		fprintf(stderr, "usage: dg_once ADDR INFO [seq N]\n");
+	mode = argc == 5 ? argv[3] : "";
+	if (argc != 3 && strcmp(mode, "seq") && strcmp(mode, "split")) {
+		fprintf(stderr, "usage: dg_once ADDR INFO [seq N | split N]\n");
 		return 1;
 	}
 	f = fopen(argv[2], "r");
@@ -161,6 +243,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fclose(f);
+	if (!strcmp(mode, "split"))
+		return do_split(argv[1], a, k, (unsigned int)atoi(argv[4]));
 	if (krc_vq_open(&vq) < 0 || krc_qconnect(vq, argv[1], 0, &qc) < 0) {
 		fprintf(stderr, "dg_once: %s\n", krc_errmsg());
 		return 1;
