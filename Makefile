@@ -6,10 +6,13 @@
 #         make test     unit tests, then the cluster tests; ends "N passed, N failed"
 #         make test-debug  the cluster tests on a debug kernel (KASAN, lockdep, KFENCE,
 #                       kmemleak) built once from Debian's kernel source; T=PATTERN
-#         make install  install libkrcore, its headers, .pc and krctl (PREFIX=/usr/local)
+#         make install  install libkrcore, its headers (in PREFIX/include/krcore), .pc
+#                       and krctl (PREFIX=/usr/local, DESTDIR, LIBDIR)
 
 BUILD    ?= build
 PREFIX   ?= /usr/local
+LIBDIR   ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
 KVER     ?= $(shell scripts/kver.sh 2>/dev/null)
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -58,18 +61,25 @@ $(BUILD)/lib/libkrcore.a: $(LIB_OBJS)
 
 $(BUILD)/lib/$(LIB_SONAME): $(LIB_OBJS) lib/libkrcore.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=lib/libkrcore.map \
-		-o $@ $(LIB_OBJS)
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,$(LIB_SONAME) \
+		-Wl,--version-script=lib/libkrcore.map -o $@ $(LIB_OBJS)
 	ln -sf $(LIB_SONAME) $(BUILD)/lib/libkrcore.so
+
+# The .pc names the directories of an install: 'make install' writes it
+# again for the PREFIX and LIBDIR it installs to.
+PC_LIBDIR = $(patsubst $(PREFIX)/%,$${exec_prefix}/%,$(LIBDIR))
+PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
+PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' \
+	-e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|' -e 's|@VERSION@|$(LIB_VERSION)|'
 
 $(BUILD)/lib/pkgconfig/libkrcore.pc: lib/libkrcore.pc.in Makefile
 	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIB_VERSION)|' $< > $@
+	$(PC_SED) $< > $@
 
 # Tools link libkrcore statically: they run in place inside the test nodes.
 $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a
 
 # Unit tests: the portable code and the library, with cmocka, no VM.
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/lib/libkrcore.a
@@ -129,13 +139,17 @@ test-passive-loop: all
 bench: all
 	tools/krcluster -n 2 -t 1500 -p -- sh bench/run.sh
 
+# Headers in a directory of their own: the .pc's Cflags point there, so
+# '#include <libkrcore.h>' works (and <krcore/libkrcore.h> without it).
 install: lib tools
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
-	install -m 644 include/libkrcore.h include/uapi/krcore.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(BUILD)/lib/libkrcore.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(BUILD)/lib/$(LIB_SONAME) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf $(LIB_SONAME) $(DESTDIR)$(PREFIX)/lib/libkrcore.so
-	install -m 644 $(BUILD)/lib/pkgconfig/libkrcore.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -d $(DESTDIR)$(INCLUDEDIR)/krcore $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/libkrcore.h include/uapi/krcore.h $(DESTDIR)$(INCLUDEDIR)/krcore/
+	install -m 644 $(BUILD)/lib/libkrcore.a $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(BUILD)/lib/$(LIB_SONAME) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libkrcore.so
+	$(PC_SED) lib/libkrcore.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libkrcore.pc
+	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/libkrcore.pc
 	install -m 755 $(BUILD)/bin/krctl $(DESTDIR)$(PREFIX)/bin/
 
 clean:
@@ -147,12 +161,12 @@ clean:
 # The example, built as a user would: against the installed-style header.
 $(BUILD)/bin/krc_example: examples/krc_example.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a
 
 # Benchmarks: krcore and raw verbs side by side (they link libibverbs).
 $(BUILD)/bin/%: bench/%.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -libverbs -lrdmacm
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -libverbs -lrdmacm
 
 # ABI tests: a library built for the next ABI version (the module must
 # refuse it), and raw users built against frozen old ABI headers (every
