@@ -6,13 +6,14 @@
 #         make test     unit tests, then the cluster tests; ends "N passed, N failed"
 #         make test-debug  the cluster tests on a debug kernel (KASAN, lockdep, KFENCE,
 #                       kmemleak) built once from Debian's kernel source; T=PATTERN
-#         make install  install libkrcore, its headers (in PREFIX/include/krcore), .pc
-#                       and krctl (PREFIX=/usr/local, DESTDIR, LIBDIR)
+#         make install  install libkrcore, its headers (in PREFIX/include/krcore), .pc,
+#                       krctl and the man pages (PREFIX=/usr/local, DESTDIR, LIBDIR)
 
 BUILD    ?= build
 PREFIX   ?= /usr/local
 LIBDIR   ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
+MANDIR   ?= $(PREFIX)/share/man
 KVER     ?= $(shell scripts/kver.sh 2>/dev/null)
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -141,9 +142,11 @@ bench: all
 
 # Headers in a directory of their own: the .pc's Cflags point there, so
 # '#include <libkrcore.h>' works (and <krcore/libkrcore.h> without it).
+# Man pages: every name a page's NAME section lists gets a link to it.
 install: lib tools
 	install -d $(DESTDIR)$(INCLUDEDIR)/krcore $(DESTDIR)$(LIBDIR)/pkgconfig \
-		$(DESTDIR)$(PREFIX)/bin
+		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4 \
+		$(DESTDIR)$(MANDIR)/man8
 	install -m 644 include/libkrcore.h include/uapi/krcore.h $(DESTDIR)$(INCLUDEDIR)/krcore/
 	install -m 644 $(BUILD)/lib/libkrcore.a $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(BUILD)/lib/$(LIB_SONAME) $(DESTDIR)$(LIBDIR)/
@@ -151,6 +154,12 @@ install: lib tools
 	$(PC_SED) lib/libkrcore.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libkrcore.pc
 	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/libkrcore.pc
 	install -m 755 $(BUILD)/bin/krctl $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 man/*.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 644 man/*.4 $(DESTDIR)$(MANDIR)/man4/
+	install -m 644 man/*.8 $(DESTDIR)$(MANDIR)/man8/
+	sh scripts/man-links.sh | while read -r name page; do \
+		ln -sf "$$page" "$(DESTDIR)$(MANDIR)/man$${page##*.}/$$name" || exit 1; \
+	done
 
 clean:
 	-$(MAKE) -C kernel clean KVER=$(KVER)

@@ -8,7 +8,8 @@ PKGS="build-essential pkg-config kmod cpio \
 	rdma-core ibverbs-providers ibverbs-utils libibverbs-dev \
 	librdmacm-dev rdmacm-utils perftest busybox-static vde2 iproute2 \
 	libcmocka-dev clang linux-source \
-	bc bison flex libelf-dev libssl-dev xz-utils"
+	bc bison flex libelf-dev libssl-dev xz-utils \
+	mandoc"
 
 missing=""
 for p in $PKGS; do

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The test suite of krcore: unit tests (no VM), style, fuzzers (each runs
-# KRC_FUZZ_SECONDS, default 20), then cluster tests (each boots its own
+# The test suite of krcore: unit tests (no VM), style (checkpatch, man
+# pages), fuzzers (each runs KRC_FUZZ_SECONDS, default 20), then cluster
+# tests (each boots its own
 # Soft-RoCE nodes with tools/krcluster). Ends with one line
 # "N passed, N failed" (then ", N skipped" when a test was skipped).
 # A unit test case skipped with cmocka's skip(), or a cluster test whose
@@ -164,6 +165,54 @@ run_style() {
 		echo "$out" | tail -n 40
 		echo "not ok - style: checkpatch"
 		flunk style
+	fi
+	run_man
+}
+
+# The man pages: mandoc's lint (style level) finds nothing, and they
+# document what the code has: every krctl subcommand, every symbol the
+# library exports, every module parameter but those of the tests.
+run_man() {
+	if ! command -v mandoc >/dev/null; then
+		echo "not ok - style: man pages: no mandoc (make deps)"
+		flunk man-lint
+	elif out=$(mandoc -T lint man/*.[1-9] 2>&1); then
+		echo "ok - style: man pages lint clean (mandoc -T lint)"
+		pass
+	else
+		echo "$out" | head -n 40
+		echo "not ok - style: man pages lint (mandoc -T lint)"
+		flunk man-lint
+	fi
+	# The words of the tags (the line after .TP) of krctl.8's COMMANDS.
+	tags=" $(awk '/^\.SH /{on = ($2 == "COMMANDS")} on && tp {print} {tp = /^\.TP/}' man/krctl.8 |
+		sed 's/^\.[A-Z]* //; s/\\f[BIRP]//g; s/\\-/-/g; s/[",]/ /g' | tr '\n' ' ') "
+	missing=""
+	for c in $(grep -o '!strcmp(cmd, "[a-z-]*")' tools/krctl.c | cut -d '"' -f 2 | sort -u); do
+		case "$tags" in *" $c "*) ;; *) missing="$missing $c" ;; esac
+	done
+	man_check "every krctl subcommand in man/krctl.8" "$missing"
+	names=" $(ls man/*.3 | sed 's|.*/||; s|\.3$||' | tr '\n' ' ') $(sh scripts/man-links.sh | sed -n 's/\.3 .*//p' | tr '\n' ' ') "
+	missing=""
+	for sym in $(sed -n 's/^[[:space:]]*\(krc_[a-z_0-9]*\);.*/\1/p' lib/libkrcore.map); do
+		case "$names" in *" $sym "*) ;; *) missing="$missing $sym" ;; esac
+	done
+	man_check "every symbol of lib/libkrcore.map has a man page" "$missing"
+	missing=""
+	for p in $(sed -n 's/.*module_param\(_named\|_cb\)(\([a-z_0-9]*\),.*/\2/p' kernel/*.c); do
+		case "$p" in fault_* | test_*) continue ;; esac
+		grep -q "^\.BI $p= " man/krcore.4 || missing="$missing $p"
+	done
+	man_check "every module parameter in man/krcore.4" "$missing"
+}
+
+man_check() {
+	if [ -z "$2" ]; then
+		echo "ok - style: $1"
+		pass
+	else
+		echo "not ok - style: $1: missing$2"
+		flunk "man($1)"
 	fi
 }
 
