@@ -8,6 +8,7 @@
 #                       kmemleak) built once from Debian's kernel source; T=PATTERN
 #         make install  install libkrcore, its headers (in PREFIX/include/krcore), .pc,
 #                       krctl and the man pages (PREFIX=/usr/local, DESTDIR, LIBDIR)
+#         make install-dkms  the module's source and dkms.conf in DESTDIR/usr/src/krcore-VERSION
 
 BUILD    ?= build
 PREFIX   ?= /usr/local
@@ -24,6 +25,8 @@ ALL_CFLAGS = -std=gnu11 -fPIC $(WARN) $(CFLAGS) $(CPPFLAGS) -MMD -MP
 
 LIB_VERSION := 0.1.0
 LIB_SONAME  := libkrcore.so.0
+# The module's version (and the DKMS package's): KRC_VERSION of kernel/krcore.h.
+KRC_VERSION := $(shell sed -n 's/^\#define KRC_VERSION[[:space:]]*"\(.*\)"/\1/p' kernel/krcore.h)
 
 COMMON_SRCS := common/card.c common/dgram.c common/hash.c common/meta_table.c common/proto.c \
 	       common/wr_check.c
@@ -39,7 +42,7 @@ PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
 .PHONY: all module lib tools unit benches bench deps demo test install clean fuzz \
-	test-passive-loop soak test-debug debug-kernel
+	test-passive-loop soak test-debug debug-kernel install-dkms
 all: module lib tools unit benches
 
 module:
@@ -161,9 +164,23 @@ install: lib tools
 		ln -sf "$$page" "$(DESTDIR)$(MANDIR)/man$${page##*.}/$$name" || exit 1; \
 	done
 
+# The source tree DKMS builds krcore.ko from (see dkms/dkms.conf); then
+# 'dkms add krcore/$(KRC_VERSION)', 'dkms build ...', 'dkms install ...'.
+DKMS_SRC = $(DESTDIR)/usr/src/krcore-$(KRC_VERSION)
+install-dkms:
+	@test -n "$(KRC_VERSION)" || { echo "no KRC_VERSION in kernel/krcore.h"; exit 1; }
+	install -d $(DKMS_SRC)/kernel $(DKMS_SRC)/common $(DKMS_SRC)/include/uapi
+	install -m 644 $(filter-out %.mod.c,$(wildcard kernel/*.c)) kernel/*.h kernel/Kbuild \
+		kernel/Makefile $(DKMS_SRC)/kernel/
+	install -m 644 common/*.c common/*.h $(DKMS_SRC)/common/
+	install -m 644 include/uapi/krcore.h $(DKMS_SRC)/include/uapi/
+	sed 's/#MODULE_VERSION#/$(KRC_VERSION)/' dkms/dkms.conf > $(DKMS_SRC)/dkms.conf
+	chmod 644 $(DKMS_SRC)/dkms.conf
+
 clean:
 	-$(MAKE) -C kernel clean KVER=$(KVER)
-	rm -rf $(BUILD)/obj $(BUILD)/obj-abi-next $(BUILD)/lib $(BUILD)/bin $(BUILD)/tests
+	rm -rf $(BUILD)/obj $(BUILD)/obj-abi-next $(BUILD)/lib $(BUILD)/bin $(BUILD)/tests \
+		$(BUILD)/dkms
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 

@@ -9,7 +9,7 @@ PKGS="build-essential pkg-config kmod cpio \
 	librdmacm-dev rdmacm-utils perftest busybox-static vde2 iproute2 \
 	libcmocka-dev clang linux-source \
 	bc bison flex libelf-dev libssl-dev xz-utils \
-	mandoc"
+	mandoc dkms"
 
 missing=""
 for p in $PKGS; do
