@@ -3,12 +3,14 @@
 # krcore: make          build krcore.ko, libkrcore (static, shared, .pc), tools
 #         make deps     install every Debian package the project needs
 #         make demo     boot a two-node Soft-RoCE cluster and run the demo
-#         make test     unit tests, then the cluster tests; ends "N passed, N failed"
+#         make test     unit tests, style, fuzzers, packaging (tests/pkg, as root), then
+#                       the cluster tests; ends "N passed, N failed"
 #         make test-debug  the cluster tests on a debug kernel (KASAN, lockdep, KFENCE,
 #                       kmemleak) built once from Debian's kernel source; T=PATTERN
 #         make install  install libkrcore, its headers (in PREFIX/include/krcore), .pc,
 #                       krctl and the man pages (PREFIX=/usr/local, DESTDIR, LIBDIR)
 #         make install-dkms  the module's source and dkms.conf in DESTDIR/usr/src/krcore-VERSION
+#         make deb      the Debian packages, built out of tree in build/deb/
 
 BUILD    ?= build
 PREFIX   ?= /usr/local
@@ -42,7 +44,7 @@ PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
 .PHONY: all module lib tools unit benches bench deps demo test install clean fuzz \
-	test-passive-loop soak test-debug debug-kernel install-dkms
+	test-passive-loop soak test-debug debug-kernel install-dkms deb
 all: module lib tools unit benches
 
 module:
@@ -177,10 +179,14 @@ install-dkms:
 	sed 's/#MODULE_VERSION#/$(KRC_VERSION)/' dkms/dkms.conf > $(DKMS_SRC)/dkms.conf
 	chmod 644 $(DKMS_SRC)/dkms.conf
 
+# Debian packages (debian/), built from a copy of the tree in $(BUILD)/deb.
+deb:
+	BUILD=$(BUILD) sh scripts/mkdeb.sh
+
 clean:
 	-$(MAKE) -C kernel clean KVER=$(KVER)
 	rm -rf $(BUILD)/obj $(BUILD)/obj-abi-next $(BUILD)/lib $(BUILD)/bin $(BUILD)/tests \
-		$(BUILD)/dkms
+		$(BUILD)/deb $(BUILD)/dkms $(BUILD)/pkg
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
