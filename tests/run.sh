@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The test suite of krcore: unit tests (no VM), style (checkpatch, man
-# pages), fuzzers (each runs KRC_FUZZ_SECONDS, default 20), then cluster
-# tests (each boots its own
+# pages), fuzzers (each runs KRC_FUZZ_SECONDS, default 20), packaging
+# (tests/pkg: make install, make deb, the packages installed and purged on
+# this host, DKMS; as root), then cluster tests (each boots its own
 # Soft-RoCE nodes with tools/krcluster). Ends with one line
 # "N passed, N failed" (then ", N skipped" when a test was skipped).
 # A unit test case skipped with cmocka's skip(), or a cluster test whose
@@ -11,7 +12,7 @@
 # test binary with no test case at all, no unit test binary, or a fuzzer
 # that ran no input fails.
 #
-#   tests/run.sh [unit|style|fuzz|cluster|all] [NAME-PATTERN]
+#   tests/run.sh [unit|style|fuzz|pkg|cluster|all] [NAME-PATTERN]
 #
 # A cluster test is tests/cluster/t_*.sh; its header says how many nodes it
 # needs ("# nodes: N") and optionally its timeout ("# timeout: SEC").
@@ -277,13 +278,46 @@ keep_reports() {
 	done
 }
 
+# Packaging and installation on this host (tests/pkg/test_*.sh, no VM):
+# make install, make deb with lintian, dpkg -i and --purge of the
+# packages, DKMS builds. Each prints "ok - ..." / "not ok - ..." lines;
+# exit 77 means skipped (not root, a krcore package already installed).
+run_pkg() {
+	for t in tests/pkg/test_*.sh; do
+		name=$(basename "$t" .sh)
+		case "$name" in *"$pattern"*) ;; *) continue ;; esac
+		start=$(date +%s)
+		out=$(BUILD="$build" sh "$t" 2>&1)
+		rc=$?
+		echo "$out" | grep -vE '^(not )?ok - |^SKIP: '
+		echo "$out" | grep -E '^(not )?ok - '
+		ok=$(echo "$out" | grep -c '^ok - ')
+		bad=$(echo "$out" | grep -c '^not ok - ')
+		passed=$((passed + ok))
+		failed=$((failed + bad))
+		[ "$bad" -gt 0 ] && failures="$failures $name"
+		if [ $rc -eq 77 ]; then
+			echo "skip - pkg $name: $(echo "$out" | sed -n 's/^SKIP: //p' | head -n 1)"
+			skip "$name"
+		elif [ $rc -ne 0 ] && [ "$bad" -eq 0 ]; then
+			echo "not ok - pkg $name: exit $rc"
+			flunk "$name(exit $rc)"
+		elif [ $((ok + bad)) -eq 0 ]; then
+			echo "not ok - pkg $name: no check ran"
+			flunk "$name(no-checks)"
+		fi
+		echo "pkg $name: $(($(date +%s) - start))s"
+	done
+}
+
 case "$what" in
 unit) run_unit ;;
 cluster) run_cluster ;;
 style) run_style ;;
 fuzz) run_fuzz ;;
-all) run_unit; run_style; run_fuzz; run_cluster ;;
-*) echo "usage: tests/run.sh [unit|style|fuzz|cluster|all] [PATTERN]" >&2; exit 2 ;;
+pkg) run_pkg ;;
+all) run_unit; run_style; run_fuzz; run_pkg; run_cluster ;;
+*) echo "usage: tests/run.sh [unit|style|fuzz|pkg|cluster|all] [PATTERN]" >&2; exit 2 ;;
 esac
 
 [ -n "$failures" ] && echo "failed:$failures"
