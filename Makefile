@@ -3,13 +3,20 @@
 # krcore: make          build krcore.ko, libkrcore (static, shared, .pc), tools
 #         make deps     install every Debian package the project needs
 #         make demo     boot a two-node Soft-RoCE cluster and run the demo
-#         make test     unit tests, then the cluster tests; ends "N passed, N failed"
+#         make test     unit tests, style, fuzzers, packaging (tests/pkg, as root), then
+#                       the cluster tests; ends "N passed, N failed"
 #         make test-debug  the cluster tests on a debug kernel (KASAN, lockdep, KFENCE,
 #                       kmemleak) built once from Debian's kernel source; T=PATTERN
-#         make install  install libkrcore, its headers, .pc and krctl (PREFIX=/usr/local)
+#         make install  install libkrcore, its headers (in PREFIX/include/krcore), .pc,
+#                       krctl and the man pages (PREFIX=/usr/local, DESTDIR, LIBDIR)
+#         make install-dkms  the module's source and dkms.conf in DESTDIR/usr/src/krcore-VERSION
+#         make deb      the Debian packages, built out of tree in build/deb/
 
 BUILD    ?= build
 PREFIX   ?= /usr/local
+LIBDIR   ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR   ?= $(PREFIX)/share/man
 KVER     ?= $(shell scripts/kver.sh 2>/dev/null)
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -20,6 +27,8 @@ ALL_CFLAGS = -std=gnu11 -fPIC $(WARN) $(CFLAGS) $(CPPFLAGS) -MMD -MP
 
 LIB_VERSION := 0.1.0
 LIB_SONAME  := libkrcore.so.0
+# The module's version (and the DKMS package's): KRC_VERSION of kernel/krcore.h.
+KRC_VERSION := $(shell sed -n 's/^\#define KRC_VERSION[[:space:]]*"\(.*\)"/\1/p' kernel/krcore.h)
 
 COMMON_SRCS := common/card.c common/dgram.c common/hash.c common/meta_table.c common/proto.c \
 	       common/wr_check.c
@@ -35,7 +44,7 @@ PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
 .PHONY: all module lib tools unit benches bench deps demo test install clean fuzz \
-	test-passive-loop soak test-debug debug-kernel
+	test-passive-loop soak test-debug debug-kernel install-dkms deb
 all: module lib tools unit benches
 
 module:
@@ -58,18 +67,25 @@ $(BUILD)/lib/libkrcore.a: $(LIB_OBJS)
 
 $(BUILD)/lib/$(LIB_SONAME): $(LIB_OBJS) lib/libkrcore.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=lib/libkrcore.map \
-		-o $@ $(LIB_OBJS)
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,$(LIB_SONAME) \
+		-Wl,--version-script=lib/libkrcore.map -o $@ $(LIB_OBJS)
 	ln -sf $(LIB_SONAME) $(BUILD)/lib/libkrcore.so
+
+# The .pc names the directories of an install: 'make install' writes it
+# again for the PREFIX and LIBDIR it installs to.
+PC_LIBDIR = $(patsubst $(PREFIX)/%,$${exec_prefix}/%,$(LIBDIR))
+PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
+PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' \
+	-e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|' -e 's|@VERSION@|$(LIB_VERSION)|'
 
 $(BUILD)/lib/pkgconfig/libkrcore.pc: lib/libkrcore.pc.in Makefile
 	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIB_VERSION)|' $< > $@
+	$(PC_SED) $< > $@
 
 # Tools link libkrcore statically: they run in place inside the test nodes.
 $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a
 
 # Unit tests: the portable code and the library, with cmocka, no VM.
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/lib/libkrcore.a
@@ -129,30 +145,60 @@ test-passive-loop: all
 bench: all
 	tools/krcluster -n 2 -t 1500 -p -- sh bench/run.sh
 
+# Headers in a directory of their own: the .pc's Cflags point there, so
+# '#include <libkrcore.h>' works (and <krcore/libkrcore.h> without it).
+# Man pages: every name a page's NAME section lists gets a link to it.
 install: lib tools
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
-	install -m 644 include/libkrcore.h include/uapi/krcore.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(BUILD)/lib/libkrcore.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(BUILD)/lib/$(LIB_SONAME) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf $(LIB_SONAME) $(DESTDIR)$(PREFIX)/lib/libkrcore.so
-	install -m 644 $(BUILD)/lib/pkgconfig/libkrcore.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -d $(DESTDIR)$(INCLUDEDIR)/krcore $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4 \
+		$(DESTDIR)$(MANDIR)/man8
+	install -m 644 include/libkrcore.h include/uapi/krcore.h $(DESTDIR)$(INCLUDEDIR)/krcore/
+	install -m 644 $(BUILD)/lib/libkrcore.a $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(BUILD)/lib/$(LIB_SONAME) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libkrcore.so
+	$(PC_SED) lib/libkrcore.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libkrcore.pc
+	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/libkrcore.pc
 	install -m 755 $(BUILD)/bin/krctl $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 man/*.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 644 man/*.4 $(DESTDIR)$(MANDIR)/man4/
+	install -m 644 man/*.8 $(DESTDIR)$(MANDIR)/man8/
+	sh scripts/man-links.sh | while read -r name page; do \
+		ln -sf "$$page" "$(DESTDIR)$(MANDIR)/man$${page##*.}/$$name" || exit 1; \
+	done
+
+# The source tree DKMS builds krcore.ko from (see dkms/dkms.conf); then
+# 'dkms add krcore/$(KRC_VERSION)', 'dkms build ...', 'dkms install ...'.
+DKMS_SRC = $(DESTDIR)/usr/src/krcore-$(KRC_VERSION)
+install-dkms:
+	@test -n "$(KRC_VERSION)" || { echo "no KRC_VERSION in kernel/krcore.h"; exit 1; }
+	install -d $(DKMS_SRC)/kernel $(DKMS_SRC)/common $(DKMS_SRC)/include/uapi
+	install -m 644 $(filter-out %.mod.c,$(wildcard kernel/*.c)) kernel/*.h kernel/Kbuild \
+		kernel/Makefile $(DKMS_SRC)/kernel/
+	install -m 644 common/*.c common/*.h $(DKMS_SRC)/common/
+	install -m 644 include/uapi/krcore.h $(DKMS_SRC)/include/uapi/
+	sed 's/#MODULE_VERSION#/$(KRC_VERSION)/' dkms/dkms.conf > $(DKMS_SRC)/dkms.conf
+	chmod 644 $(DKMS_SRC)/dkms.conf
+
+# Debian packages (debian/), built from a copy of the tree in $(BUILD)/deb.
+deb:
+	BUILD=$(BUILD) sh scripts/mkdeb.sh
 
 clean:
 	-$(MAKE) -C kernel clean KVER=$(KVER)
-	rm -rf $(BUILD)/obj $(BUILD)/obj-abi-next $(BUILD)/lib $(BUILD)/bin $(BUILD)/tests
+	rm -rf $(BUILD)/obj $(BUILD)/obj-abi-next $(BUILD)/lib $(BUILD)/bin $(BUILD)/tests \
+		$(BUILD)/deb $(BUILD)/dkms $(BUILD)/pkg
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 # The example, built as a user would: against the installed-style header.
 $(BUILD)/bin/krc_example: examples/krc_example.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a
 
 # Benchmarks: krcore and raw verbs side by side (they link libibverbs).
 $(BUILD)/bin/%: bench/%.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -libverbs -lrdmacm
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -libverbs -lrdmacm
 
 # ABI tests: a library built for the next ABI version (the module must
 # refuse it), and raw users built against frozen old ABI headers (every

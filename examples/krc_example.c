@@ -40,10 +40,12 @@ static int serve(const char *file)
 		       KRCORE_ACCESS_REMOTE_WRITE, &mr) < 0)
 		return die("register");
 	f = fopen(file, "w");
-	if (!f)
+	if (!f || fprintf(f, "%lx %x\n", (unsigned long)buf, mr.rkey) < 0 ||
+	    fclose(f)) {
+		fprintf(stderr, "krc_example: cannot write %s: %s\n", file,
+			strerror(errno));
 		return 1;
-	fprintf(f, "%lx %x\n", (unsigned long)buf, mr.rkey);
-	fclose(f);
+	}
 	printf("serving %d bytes at %p, rkey %#x\n", SIZE, (void *)buf, mr.rkey);
 	for (;;)
 		pause();
@@ -63,10 +65,20 @@ static int client(const char *addr, const char *file)
 	int i, n, got;
 	FILE *f;
 
+	/* The file 'krc_example serve FILE' wrote on the serving node. */
 	f = fopen(file, "r");
-	if (!f || fscanf(f, "%lx %x", &raddr, &rkey) != 2)
+	if (!f) {
+		fprintf(stderr, "krc_example: cannot read %s: %s (see 'krc_example serve')\n",
+			file, strerror(errno));
 		return 1;
+	}
+	n = fscanf(f, "%lx %x", &raddr, &rkey);
 	fclose(f);
+	if (n != 2) {
+		fprintf(stderr, "krc_example: %s: not \"ADDR RKEY\" (see 'krc_example serve')\n",
+			file);
+		return 1;
+	}
 
 	/* 1. A VQ connected to the node: microseconds if the pool has it. */
 	if (krc_vq_open(&vq) < 0 || krc_qconnect(vq, addr, 0, &qc) < 0)

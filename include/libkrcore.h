@@ -16,7 +16,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <krcore.h>	/* the UAPI: include/uapi/krcore.h */
+/*
+ * The UAPI, include/uapi/krcore.h: installed beside this header (in
+ * PREFIX/include/krcore/), found first by this quoted include; in the
+ * source tree through -Iinclude/uapi.
+ */
+#include "krcore.h"
 
 #ifdef __cplusplus
 extern "C" {

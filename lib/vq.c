@@ -59,10 +59,10 @@ int krc_vq_open(struct krc_vq **vqp)
 		ret = -errno;
 		free(vq);
 		if (ret == -ENOENT || ret == -ENXIO || ret == -ENODEV)
-			return krcl_fail(ret, "%s: krcore.ko is not loaded (insmod krcore.ko)",
+			return krcl_fail(ret, "%s: krcore.ko is not loaded (modprobe krcore)",
 					KRCORE_DEVICE_PATH);
 		if (ret == -EACCES || ret == -EPERM)
-			return krcl_fail(ret, "%s: permission denied (mode 0660)",
+			return krcl_fail(ret, "%s: permission denied (root or the device's group)",
 					KRCORE_DEVICE_PATH);
 		return krcl_fail(ret, "%s: cannot open", KRCORE_DEVICE_PATH);
 	}

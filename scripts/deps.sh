@@ -1,5 +1,6 @@
 #!/bin/sh
-# Install every Debian package krcore needs to build, test and benchmark.
+# Install every Debian package krcore needs to build, test and benchmark,
+# and to build, lint and test its Debian packages (make deb, tests/pkg).
 # Idempotent: packages already present are skipped by apt-get.
 set -eu
 
@@ -8,7 +9,8 @@ PKGS="build-essential pkg-config kmod cpio \
 	rdma-core ibverbs-providers ibverbs-utils libibverbs-dev \
 	librdmacm-dev rdmacm-utils perftest busybox-static vde2 iproute2 \
 	libcmocka-dev clang linux-source \
-	bc bison flex libelf-dev libssl-dev xz-utils"
+	bc bison flex libelf-dev libssl-dev xz-utils \
+	dpkg-dev debhelper dh-dkms dkms lintian mandoc udev"
 
 missing=""
 for p in $PKGS; do

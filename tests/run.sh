@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The test suite of krcore: unit tests (no VM), style, fuzzers (each runs
-# KRC_FUZZ_SECONDS, default 20), then cluster tests (each boots its own
+# The test suite of krcore: unit tests (no VM), style (checkpatch, man
+# pages), fuzzers (each runs KRC_FUZZ_SECONDS, default 20), packaging
+# (tests/pkg: make install, make deb, the packages installed and purged on
+# this host, DKMS; as root), then cluster tests (each boots its own
 # Soft-RoCE nodes with tools/krcluster). Ends with one line
 # "N passed, N failed" (then ", N skipped" when a test was skipped).
 # A unit test case skipped with cmocka's skip(), or a cluster test whose
@@ -10,7 +12,7 @@
 # test binary with no test case at all, no unit test binary, or a fuzzer
 # that ran no input fails.
 #
-#   tests/run.sh [unit|style|fuzz|cluster|all] [NAME-PATTERN]
+#   tests/run.sh [unit|style|fuzz|pkg|cluster|all] [NAME-PATTERN]
 #
 # A cluster test is tests/cluster/t_*.sh; its header says how many nodes it
 # needs ("# nodes: N") and optionally its timeout ("# timeout: SEC").
@@ -165,6 +167,54 @@ run_style() {
 		echo "not ok - style: checkpatch"
 		flunk style
 	fi
+	run_man
+}
+
+# The man pages: mandoc's lint (style level) finds nothing, and they
+# document what the code has: every krctl subcommand, every symbol the
+# library exports, every module parameter but those of the tests.
+run_man() {
+	if ! command -v mandoc >/dev/null; then
+		echo "not ok - style: man pages: no mandoc (make deps)"
+		flunk man-lint
+	elif out=$(mandoc -T lint man/*.[1-9] 2>&1); then
+		echo "ok - style: man pages lint clean (mandoc -T lint)"
+		pass
+	else
+		echo "$out" | head -n 40
+		echo "not ok - style: man pages lint (mandoc -T lint)"
+		flunk man-lint
+	fi
+	# The words of the tags (the line after .TP) of krctl.8's COMMANDS.
+	tags=" $(awk '/^\.SH /{on = ($2 == "COMMANDS")} on && tp {print} {tp = /^\.TP/}' man/krctl.8 |
+		sed 's/^\.[A-Z]* //; s/\\f[BIRP]//g; s/\\-/-/g; s/[",]/ /g' | tr '\n' ' ') "
+	missing=""
+	for c in $(grep -o '!strcmp(cmd, "[a-z-]*")' tools/krctl.c | cut -d '"' -f 2 | sort -u); do
+		case "$tags" in *" $c "*) ;; *) missing="$missing $c" ;; esac
+	done
+	man_check "every krctl subcommand in man/krctl.8" "$missing"
+	names=" $(ls man/*.3 | sed 's|.*/||; s|\.3$||' | tr '\n' ' ') $(sh scripts/man-links.sh | sed -n 's/\.3 .*//p' | tr '\n' ' ') "
+	missing=""
+	for sym in $(sed -n 's/^[[:space:]]*\(krc_[a-z_0-9]*\);.*/\1/p' lib/libkrcore.map); do
+		case "$names" in *" $sym "*) ;; *) missing="$missing $sym" ;; esac
+	done
+	man_check "every symbol of lib/libkrcore.map has a man page" "$missing"
+	missing=""
+	for p in $(sed -n 's/.*module_param\(_named\|_cb\)(\([a-z_0-9]*\),.*/\2/p' kernel/*.c); do
+		case "$p" in fault_* | test_*) continue ;; esac
+		grep -q "^\.BI $p= " man/krcore.4 || missing="$missing $p"
+	done
+	man_check "every module parameter in man/krcore.4" "$missing"
+}
+
+man_check() {
+	if [ -z "$2" ]; then
+		echo "ok - style: $1"
+		pass
+	else
+		echo "not ok - style: $1: missing$2"
+		flunk "man($1)"
+	fi
 }
 
 # libFuzzer targets tests/fuzz/fuzz_*.c, built by 'make fuzz' into
@@ -228,13 +278,46 @@ keep_reports() {
 	done
 }
 
+# Packaging and installation on this host (tests/pkg/test_*.sh, no VM):
+# make install, make deb with lintian, dpkg -i and --purge of the
+# packages, DKMS builds. Each prints "ok - ..." / "not ok - ..." lines;
+# exit 77 means skipped (not root, a krcore package already installed).
+run_pkg() {
+	for t in tests/pkg/test_*.sh; do
+		name=$(basename "$t" .sh)
+		case "$name" in *"$pattern"*) ;; *) continue ;; esac
+		start=$(date +%s)
+		out=$(BUILD="$build" sh "$t" 2>&1)
+		rc=$?
+		echo "$out" | grep -vE '^(not )?ok - |^SKIP: '
+		echo "$out" | grep -E '^(not )?ok - '
+		ok=$(echo "$out" | grep -c '^ok - ')
+		bad=$(echo "$out" | grep -c '^not ok - ')
+		passed=$((passed + ok))
+		failed=$((failed + bad))
+		[ "$bad" -gt 0 ] && failures="$failures $name"
+		if [ $rc -eq 77 ]; then
+			echo "skip - pkg $name: $(echo "$out" | sed -n 's/^SKIP: //p' | head -n 1)"
+			skip "$name"
+		elif [ $rc -ne 0 ] && [ "$bad" -eq 0 ]; then
+			echo "not ok - pkg $name: exit $rc"
+			flunk "$name(exit $rc)"
+		elif [ $((ok + bad)) -eq 0 ]; then
+			echo "not ok - pkg $name: no check ran"
+			flunk "$name(no-checks)"
+		fi
+		echo "pkg $name: $(($(date +%s) - start))s"
+	done
+}
+
 case "$what" in
 unit) run_unit ;;
 cluster) run_cluster ;;
 style) run_style ;;
 fuzz) run_fuzz ;;
-all) run_unit; run_style; run_fuzz; run_cluster ;;
-*) echo "usage: tests/run.sh [unit|style|fuzz|cluster|all] [PATTERN]" >&2; exit 2 ;;
+pkg) run_pkg ;;
+all) run_unit; run_style; run_fuzz; run_pkg; run_cluster ;;
+*) echo "usage: tests/run.sh [unit|style|fuzz|pkg|cluster|all] [PATTERN]" >&2; exit 2 ;;
 esac
 
 [ -n "$failures" ] && echo "failed:$failures"

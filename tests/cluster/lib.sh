@@ -92,6 +92,8 @@ get() {
 }
 
 # Load krcore.ko (and the RDMA modules it needs) with optional parameters.
+# $KRC_KO is the module built for the running kernel (node-init.sh); a test
+# may point it at another build of it (t_dkms: the one DKMS built).
 krc_load() {
 	modprobe -a ib_core rdma_cm || return 1
 	insmod "${KRC_KO:-$KRC_REPO/kernel/krcore.ko}" "$@"
