@@ -207,7 +207,8 @@ ABI_NEXT := $(shell expr $$(sed -n 's/^\#define KRCORE_ABI_VERSION[[:space:]]*//
 ABI_NEXT_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj-abi-next/%.o)
 unit: $(BUILD)/tests/abi_check_next $(BUILD)/tests/abi_old2 $(BUILD)/tests/abi_old3
 
-$(BUILD)/obj-abi-next/%.o: %.c
+# ABI_NEXT comes from the header: a new ABI version rebuilds them.
+$(BUILD)/obj-abi-next/%.o: %.c include/uapi/krcore.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DKRC_LIB_ABI_VERSION=$(ABI_NEXT) -c $< -o $@
 

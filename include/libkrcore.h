@@ -88,6 +88,9 @@ int krc_probe(struct krc_vq *vq, struct krcore_probe *pr);
 int krc_node_info(struct krc_vq *vq, struct krcore_node_info *info);
 int krc_peer_info(struct krc_vq *vq, unsigned int index,
 		  struct krcore_peer_info *info);
+/* Traffic counters of the index-th peer (ABI 7; KRCORE_IOC_PEER_STATS). */
+int krc_peer_stats(struct krc_vq *vq, unsigned int index,
+		   struct krcore_peer_stats *stats);
 
 /*
  * Memory registration: pin [addr, addr + length) of this process for

@@ -168,6 +168,7 @@ void krc_dp_dispatch(struct krc_conn *conn, struct ib_wc *wc)
 		} else if (first_error && wc->status != IB_WC_WR_FLUSH_ERR) {
 			/* The request that broke the QP: its own status. */
 			conn->culprit = e->vq;
+			krc_peer_count(conn->peer, KRC_PS_WR_ERRORS, 1);
 			if (krc_wc_is_process_fault(wc->status)) {
 				krc_event(KRC_EV_CONN_BREAKS);
 				krc_proc_note_break(e->vq->proc);

@@ -328,6 +328,7 @@ void krc_conn_set_error(struct krc_conn *conn)
 	if (conn->state != KRC_CONN_ERROR && conn->state != KRC_CONN_SPARE) {
 		conn->state = KRC_CONN_ERROR;
 		krc_event(KRC_EV_CONN_ERRORS);
+		krc_peer_count(conn->peer, KRC_PS_CONN_ERRORS, 1);
 	}
 }
 

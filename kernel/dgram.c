@@ -371,6 +371,7 @@ static void krc_dg_pump(struct krc_dg_tx *tx)
 			list_del_init(&s->dg_node);
 		krc_dg_xmit(tx, i);
 		krc_event(KRC_EV_DG_REQ_SENT);
+		krc_peer_count(tx->peer, KRC_PS_DG_SENT, 1);
 	}
 	if (was_idle && tx->head != tx->tail) {
 		tx->tries = 0;
@@ -493,6 +494,8 @@ static void krc_dg_complete_failed(struct krc_dg_tx *tx)
 		se.vq = vq;
 		se.slot = s - vq->slots;
 		se.cookie = krc_cookie_make(vq->id, se.slot, s->gen);
+		if (s->dg_status != KRCORE_WC_SUCCESS)
+			krc_peer_count(tx->peer, KRC_PS_WR_ERRORS, 1);
 		krc_dp_complete(&se, s->dg_status, 0);
 	}
 }
@@ -544,6 +547,8 @@ static void krc_dg_done_work(struct work_struct *work)
 			se.vq = e.vq;
 			se.slot = e.slot;
 			se.len = 0;
+			if (status != KRCORE_WC_SUCCESS)
+				krc_peer_count(tx->peer, KRC_PS_WR_ERRORS, 1);
 			krc_dp_complete(&se, status, 0);
 		} else if (status != KRCORE_WC_SUCCESS) {
 			s->dg_err = status;
@@ -628,6 +633,7 @@ static void krc_dg_rto_work(struct work_struct *work)
 	}
 	if (tx->tries >= krc_param_dg_retries) {
 		krc_event(KRC_EV_DG_TIMEOUTS);
+		krc_peer_count(tx->peer, KRC_PS_WR_TIMEOUTS, 1);
 		pr_warn_ratelimited("krcore: datagram stream to a peer: no answer after %u repeats, %u datagrams failed (oldest %u: %s)\n",
 				    tx->tries, tx->tail - tx->head, s,
 				    tx->ent[s % KRC_DG_W].replied ?
@@ -648,6 +654,7 @@ static void krc_dg_rto_work(struct work_struct *work)
 				continue;
 			krc_dg_xmit(tx, s % KRC_DG_W);
 			krc_event(KRC_EV_DG_RETRANSMITS);
+			krc_peer_count(tx->peer, KRC_PS_DG_RETRANSMITS, 1);
 		}
 		krc_dg_arm(tx);
 	}
@@ -689,6 +696,7 @@ static void krc_dg_on_nak(struct krc_dg_tx *tx, const struct krc_dg_hdr *h)
 			continue;
 		krc_dg_xmit(tx, s % KRC_DG_W);
 		krc_event(KRC_EV_DG_RETRANSMITS);
+		krc_peer_count(tx->peer, KRC_PS_DG_RETRANSMITS, 1);
 	}
 }
 

@@ -39,7 +39,7 @@
 #include "wr_check.h"
 #include "stats.h"
 
-#define KRC_VERSION	"0.2.0"
+#define KRC_VERSION	"0.3.0"
 
 struct krc_device;
 struct krc_peer;
@@ -247,6 +247,22 @@ struct krc_ah {
 	u8 mac[ETH_ALEN];
 };
 
+/* Per-peer counters for operators (KRCORE_IOC_PEER_STATS, peer.c). */
+enum krc_peer_stat {
+	KRC_PS_WR_POSTED,
+	KRC_PS_WR_BYTES,
+	KRC_PS_WR_ERRORS,
+	KRC_PS_WR_REPOSTED,
+	KRC_PS_WR_NOT_EXECUTED,
+	KRC_PS_WR_TIMEOUTS,
+	KRC_PS_CONN_ERRORS,
+	KRC_PS_RECOVERIES,
+	KRC_PS_DG_SENT,
+	KRC_PS_DG_RETRANSMITS,
+	KRC_PS_DG_SWITCHES,
+	KRC_NR_PS
+};
+
 struct krc_peer {
 	struct hlist_node hnode;	/* krc_peers, under krc_peers_lock */
 	struct kref ref;
@@ -266,6 +282,7 @@ struct krc_peer {
 	struct work_struct free_work;	/* the last put, in process context */
 	atomic64_t qconnects;
 	atomic64_t handshakes;
+	atomic64_t stats[KRC_NR_PS];	/* enum krc_peer_stat */
 	atomic_t half_open;		/* its HALF_OPEN connections */
 	/* the datagram transport (dgram.c), made on first use */
 	struct krc_dg_tx *dgtx;		/* our requests to it */
@@ -543,6 +560,16 @@ struct krc_conn *krc_peer_pick(struct krc_peer *peer);
 struct krc_conn *krc_peer_find_conn(struct krc_peer *peer, u32 qpn,
 				    u32 remote_qpn, u64 remote_incarnation);
 int krc_peer_info(u32 index, struct krcore_peer_info *info);
+int krc_peer_stats(u32 index, struct krcore_peer_stats *st);
+
+/* Count @n of @what for @peer (which may be NULL: a spare connection). */
+static inline void krc_peer_count(struct krc_peer *peer,
+				  enum krc_peer_stat what, u64 n)
+{
+	if (peer)
+		atomic64_add(n, &peer->stats[what]);
+}
+
 void krc_peers_count(u32 *peers, u32 *conns);
 void krc_peers_drop_all(void);
 struct krc_peer **krc_peers_snapshot(void);

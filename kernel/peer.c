@@ -487,11 +487,11 @@ void krc_peer_card_copy(struct krc_peer *peer, struct krcore_card *card)
 	spin_unlock(&peer->lock);
 }
 
-int krc_peer_info(u32 index, struct krcore_peer_info *info)
+/* The @index-th peer of the table, a reference held; NULL past the end. */
+static struct krc_peer *krc_peer_nth(u32 index)
 {
 	struct krc_peer *peer, *found = NULL;
-	struct krc_conn *conn;
-	u32 i = 0, n = 0;
+	u32 i = 0;
 	int bkt;
 
 	spin_lock(&krc_peers_lock);
@@ -503,6 +503,15 @@ int krc_peer_info(u32 index, struct krcore_peer_info *info)
 		}
 	}
 	spin_unlock(&krc_peers_lock);
+	return found;
+}
+
+int krc_peer_info(u32 index, struct krcore_peer_info *info)
+{
+	struct krc_peer *found = krc_peer_nth(index);
+	struct krc_conn *conn;
+	u32 n = 0;
+
 	if (!found)
 		return -ENOENT;
 
@@ -535,6 +544,34 @@ int krc_peer_info(u32 index, struct krcore_peer_info *info)
 	info->qconnects = atomic64_read(&found->qconnects);
 	info->handshakes = atomic64_read(&found->handshakes);
 	krc_peer_put(found);
+	return 0;
+}
+
+int krc_peer_stats(u32 index, struct krcore_peer_stats *st)
+{
+	struct krc_peer *peer = krc_peer_nth(index);
+	u64 v[KRC_NR_PS];
+	int i;
+
+	if (!peer)
+		return -ENOENT;
+	for (i = 0; i < KRC_NR_PS; i++)
+		v[i] = atomic64_read(&peer->stats[i]);
+	memset(st, 0, sizeof(*st));
+	st->index = index;
+	memcpy(st->gid, peer->gid, sizeof(st->gid));
+	st->wr_posted = v[KRC_PS_WR_POSTED];
+	st->wr_bytes = v[KRC_PS_WR_BYTES];
+	st->wr_errors = v[KRC_PS_WR_ERRORS];
+	st->wr_reposted = v[KRC_PS_WR_REPOSTED];
+	st->wr_not_executed = v[KRC_PS_WR_NOT_EXECUTED];
+	st->wr_timeouts = v[KRC_PS_WR_TIMEOUTS];
+	st->conn_errors = v[KRC_PS_CONN_ERRORS];
+	st->recoveries = v[KRC_PS_RECOVERIES];
+	st->dg_sent = v[KRC_PS_DG_SENT];
+	st->dg_retransmits = v[KRC_PS_DG_RETRANSMITS];
+	st->dg_switches = v[KRC_PS_DG_SWITCHES];
+	krc_peer_put(peer);
 	return 0;
 }
 

@@ -147,11 +147,14 @@ static void krc_recover_entry(struct krc_sq_ent *e, struct krc_vq *culprit,
 	if (vq->closing || vq == culprit ||
 	    krc_slot_mr_dying(&vq->slots[e->slot])) {
 		/* Its owner is going, or is giving its memory back. */
+		krc_peer_count(peer, KRC_PS_WR_ERRORS, 1);
 		krc_dp_complete(e, KRCORE_WC_FLUSHED, 0);
 		return;
 	}
 	if (!krc_wr_idempotent(opcode)) {
 		krc_event(KRC_EV_WR_NOT_EXECUTED);
+		krc_peer_count(peer, KRC_PS_WR_NOT_EXECUTED, 1);
+		krc_peer_count(peer, KRC_PS_WR_ERRORS, 1);
 		krc_dp_complete(e, *target ? KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN :
 				KRCORE_WC_UNREACHABLE, 0);
 		return;
@@ -159,10 +162,12 @@ static void krc_recover_entry(struct krc_sq_ent *e, struct krc_vq *culprit,
 	while (*target) {
 		if (!krc_post_one(*target, vq, e->slot)) {
 			krc_event(KRC_EV_WR_REPOSTED);
+			krc_peer_count(peer, KRC_PS_WR_REPOSTED, 1);
 			return;
 		}
 		*target = krc_retarget(peer, *target, tries, deadline);
 	}
+	krc_peer_count(peer, KRC_PS_WR_ERRORS, 1);
 	krc_dp_complete(e, KRCORE_WC_UNREACHABLE, 0);
 }
 
@@ -179,6 +184,7 @@ void krc_recover_work(struct work_struct *work)
 	u32 i, left;
 
 	krc_event(KRC_EV_RECOVERIES);
+	krc_peer_count(peer, KRC_PS_RECOVERIES, 1);
 	/* 1. Out of the pool; wait for the QP to flush everything. */
 	if (krc_peer_detach(conn))
 		krc_conn_put(conn);
@@ -396,6 +402,7 @@ static void krc_watchdog_fn(struct work_struct *work)
 		pr_warn("krcore: conn %u: no progress for over %u ms with requests outstanding, failing the connection\n",
 			stuck[i]->id, krc_param_wr_timeout_ms);
 		krc_event(KRC_EV_WR_TIMEOUTS);
+		krc_peer_count(stuck[i]->peer, KRC_PS_WR_TIMEOUTS, 1);
 		/* The peer may have gone or reloaded: verify its card too. */
 		krc_conn_fail(stuck[i]);
 		krc_conn_put(stuck[i]);

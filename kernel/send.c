@@ -390,6 +390,7 @@ static struct krc_conn *krc_vq_dg_switch(struct krc_vq *vq)
 			krc_conn_put(conn);
 			krc_dg_vq_leave(vq);
 			krc_event(KRC_EV_DG_SWITCHES);
+			krc_peer_count(vq->peer, KRC_PS_DG_SWITCHES, 1);
 			break;
 		}
 		krc_conn_put(conn);
@@ -435,6 +436,7 @@ int krc_vq_push(struct krc_vq *vq, const struct krcore_wr __user *uwrs,
 	u32 done = 0, reason = 0;
 	struct krc_conn *conn;
 	int n, ok, kept, posted, i;
+	u64 bytes = 0;
 
 	if (current->mm != vq->mm)
 		return -EACCES;
@@ -486,6 +488,8 @@ int krc_vq_push(struct krc_vq *vq, const struct krcore_wr __user *uwrs,
 						sc->wr, sc->sge, &reason);
 		krc_unreserve(vq, sc->slot + posted, kept - posted);
 		done += posted;
+		for (i = 0; i < posted; i++)
+			bytes += lens[i];
 		if (reason == KRCORE_R_RECOVERING && !posted) {
 			/* Wait for recovery to move this VQ, then go on. */
 			conn = krc_vq_await_recovery(vq, conn);
@@ -502,6 +506,10 @@ int krc_vq_push(struct krc_vq *vq, const struct krcore_wr __user *uwrs,
 	}
 	if (vq->dgram && done && !READ_ONCE(vq->peer->nconns))
 		krc_connect_kick_rc(vq->peer);
+	if (done) {
+		krc_peer_count(vq->peer, KRC_PS_WR_POSTED, done);
+		krc_peer_count(vq->peer, KRC_PS_WR_BYTES, bytes);
+	}
 	mutex_unlock(&vq->lock);
 	res->done = done;
 	res->reason = done < count ? reason : KRCORE_R_OK;

@@ -345,6 +345,22 @@ static long krc_ioc_peer_info(void __user *uarg)
 	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
+static long krc_ioc_peer_stats(void __user *uarg)
+{
+	struct krcore_peer_stats st;
+	u32 hdr[2];
+	int ret;
+
+	if (copy_from_user(hdr, uarg, sizeof(hdr)))
+		return -EFAULT;
+	if (hdr[1])
+		return -EINVAL;
+	ret = krc_peer_stats(hdr[0], &st);
+	if (ret)
+		return ret;
+	return copy_to_user(uarg, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
 static long krc_ioc_lookup(void __user *uarg)
 {
 	struct krcore_lookup lk;
@@ -740,6 +756,9 @@ static long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case KRCORE_IOC_PEER_INFO:
 		ret = krc_ioc_peer_info(uarg);
+		break;
+	case KRCORE_IOC_PEER_STATS:
+		ret = krc_ioc_peer_stats(uarg);
 		break;
 	case KRCORE_IOC_QWAIT:
 	case KRCORE_IOC_QWAIT_ABI3:

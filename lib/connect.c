@@ -116,6 +116,19 @@ int krc_peer_info(struct krc_vq *vq, unsigned int index,
 	return ret < 0 ? krcl_fail(ret, "peer query failed") : 0;
 }
 
+int krc_peer_stats(struct krc_vq *vq, unsigned int index,
+		   struct krcore_peer_stats *stats)
+{
+	int ret;
+
+	memset(stats, 0, sizeof(*stats));
+	stats->index = index;
+	ret = krcl_ioctl(vq, KRCORE_IOC_PEER_STATS, stats);
+	if (ret == -ENOENT)
+		return krcl_fail(ret, "no peer %u", index);
+	return ret < 0 ? krcl_fail(ret, "peer statistics query failed") : 0;
+}
+
 const char *krc_path_str(uint32_t path, char *buf, size_t len)
 {
 	static const char *const names[] = {

@@ -25,7 +25,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define KRCORE_ABI_VERSION	6
+#define KRCORE_ABI_VERSION	7
 #define KRCORE_DEVICE_PATH	"/dev/krcore"
 #define KRCORE_IOC_MAGIC	0xC7
 
@@ -264,6 +264,34 @@ struct krcore_peer_info {
 	__u64 qconnects;	/* out: VQs connected to this peer, ever */
 	__u64 handshakes;	/* out: handshakes this node started */
 	struct krcore_conn_info conns[KRCORE_PEER_MAX_CONNS];
+};
+
+/*
+ * KRCORE_IOC_PEER_STATS (ABI 7): what this node's processes did with one
+ * peer, for operators (krctl top, krctl peers). Same index as
+ * KRCORE_IOC_PEER_INFO (0, 1, ... until ENOENT); gid says which peer the
+ * index named, as peers come and go between calls. The counters start at
+ * 0 when the node first meets the peer and only grow; a peer dropped from
+ * the table and met again starts over. reserved must be 0 (EINVAL).
+ */
+struct krcore_peer_stats {
+	__u32 index;		/* in */
+	__u32 reserved;		/* in: 0 */
+	__u8  gid[16];		/* out: the peer's address */
+	__u64 wr_posted;	/* requests posted to it (RC and datagram) */
+	__u64 wr_bytes;		/* their lengths (READ, WRITE, SEND) */
+	__u64 wr_errors;	/* requests that completed with any status
+				 * but SUCCESS (not_executed included)
+				 */
+	__u64 wr_reposted;	/* re-posted by recovery */
+	__u64 wr_not_executed;	/* completed NOT_EXECUTED_OR_UNKNOWN */
+	__u64 wr_timeouts;	/* connections/streams failed for no progress */
+	__u64 conn_errors;	/* pooled connections to it that failed */
+	__u64 recoveries;	/* recoveries of them */
+	__u64 dg_sent;		/* datagrams sent to it (requests) */
+	__u64 dg_retransmits;	/* of them, sent again */
+	__u64 dg_switches;	/* VQs moved from datagrams to RC */
+	__u64 reserved2[5];	/* out: 0 */
 };
 
 /*
@@ -583,5 +611,7 @@ struct krcore_qwait {
 	_IOWR(KRCORE_IOC_MAGIC, 0x0b, struct krcore_qwait)
 #define KRCORE_IOC_QBIND \
 	_IOWR(KRCORE_IOC_MAGIC, 0x0c, struct krcore_qbind)
+#define KRCORE_IOC_PEER_STATS \
+	_IOWR(KRCORE_IOC_MAGIC, 0x0d, struct krcore_peer_stats)
 
 #endif /* _UAPI_KRCORE_H */

@@ -253,8 +253,8 @@ static void ioc(unsigned long cmd, unsigned int nr, size_t size,
 
 static void do_static(void)
 {
-	check(KRCORE_ABI_VERSION == 6,
-	      "this contract test is of ABI version 6", "%d",
+	check(KRCORE_ABI_VERSION == 7,
+	      "this contract test is of ABI version 7", "%d",
 	      KRCORE_ABI_VERSION);
 	check(sizeof(struct krcore_card) == KRCORE_CARD_SIZE &&
 	      KRCORE_CARD_SIZE == 64, "the node address card: 64 bytes",
@@ -272,6 +272,7 @@ static void do_static(void)
 	IOC(KRCORE_IOC_QPUSH, 0x0a, krcore_qpush);
 	IOC(KRCORE_IOC_QWAIT, 0x0b, krcore_qwait);
 	IOC(KRCORE_IOC_QBIND, 0x0c, krcore_qbind);
+	IOC(KRCORE_IOC_PEER_STATS, 0x0d, krcore_peer_stats);
 	SIZE(krcore_version, 40);
 	SIZE(krcore_port_info, 136);
 	SIZE(krcore_qconnect, 128);
@@ -279,6 +280,7 @@ static void do_static(void)
 	SIZE(krcore_lookup, 104);
 	SIZE(krcore_node_info, 120);
 	SIZE(krcore_peer_info, 288);
+	SIZE(krcore_peer_stats, 152);
 	SIZE(krcore_reg_mr, 32);
 	SIZE(krcore_dereg_mr, 8);
 	SIZE(krcore_qpush, 24);
@@ -384,6 +386,59 @@ static void check_numbers(int fd)
 	      strerror(errno));
 }
 
+/*
+ * PEER_STATS: the same index as PEER_INFO (@npeers of them), the same
+ * peer's gid, counters that only grow, ENOENT past the end, EINVAL for
+ * reserved fields not 0.
+ */
+static void check_peer_stats(int fd, unsigned int npeers)
+{
+	struct krcore_peer_stats st, st2;
+	struct krcore_peer_info pe;
+	unsigned int i, same = 0, zero = 1;
+	int r, e;
+
+	for (i = 0; i < npeers; i++) {
+		memset(&pe, 0, sizeof(pe));
+		memset(&st, 0xa5, sizeof(st));
+		pe.index = i;
+		st.index = i;
+		st.reserved = 0;
+		if (ioctl(fd, KRCORE_IOC_PEER_INFO, &pe) ||
+		    ioctl(fd, KRCORE_IOC_PEER_STATS, &st))
+			break;
+		same += !memcmp(pe.card.gid, st.gid, 16) && st.index == i;
+		for (unsigned int k = 0; k < 5; k++)
+			zero &= st.reserved2[k] == 0;
+		zero &= st.reserved == 0;
+	}
+	check(i == npeers && same == npeers,
+	      "PEER_STATS: index i names PEER_INFO's peer i (its gid)",
+	      "%u of %u", same, npeers);
+	check(zero, "PEER_STATS: reserved fields out are 0", "not 0");
+	memset(&st, 0, sizeof(st));
+	st.index = npeers;
+	r = ioctl(fd, KRCORE_IOC_PEER_STATS, &st);
+	e = errno;
+	check(r == -1 && e == ENOENT, "PEER_STATS: ENOENT past the last peer",
+	      "%d %s", r, strerror(e));
+	memset(&st, 0, sizeof(st));
+	st.reserved = 1;
+	r = ioctl(fd, KRCORE_IOC_PEER_STATS, &st);
+	e = errno;
+	check(r == -1 && e == EINVAL, "PEER_STATS: reserved not 0: EINVAL",
+	      "%d %s", r, strerror(e));
+	if (!npeers)
+		return;
+	memset(&st, 0, sizeof(st));
+	memset(&st2, 0, sizeof(st2));
+	r = ioctl(fd, KRCORE_IOC_PEER_STATS, &st);
+	r |= ioctl(fd, KRCORE_IOC_PEER_STATS, &st2);
+	check(!r && st2.wr_posted >= st.wr_posted &&
+	      st2.wr_bytes >= st.wr_bytes && st2.recoveries >= st.recoveries,
+	      "PEER_STATS: counters only grow", "%d", r);
+}
+
 static void check_node(int fd, const char *self, const char *peer)
 {
 	struct krcore_card card;
@@ -447,6 +502,7 @@ static void check_node(int fd, const char *self, const char *peer)
 	check(i < 4096 && e == ENOENT,
 	      "PEER_INFO: index 0, 1, ... until ENOENT", "%d, %s", i,
 	      strerror(e));
+	check_peer_stats(fd, i);
 }
 
 static void check_lookup(int fd, const char *peer)

@@ -528,15 +528,19 @@ static void do_info(void)
 		struct krcore_port_info p;
 		struct krcore_node_info n;
 		struct krcore_peer_info pi;
+		struct krcore_peer_stats ps;
 	} u;
 	static const unsigned long cmds[] = {
 		KRCORE_IOC_VERSION, KRCORE_IOC_QUERY_CARD, KRCORE_IOC_QUERY_PORT,
 		KRCORE_IOC_NODE_INFO, KRCORE_IOC_PEER_INFO,
+		KRCORE_IOC_PEER_STATS,
 	};
 
 	memset(&u, 0, sizeof(u));
 	u.pi.index = pick(3) ? pick(4) : any_u32();
-	count(OP_INFO, ioctl(rvq(), cmds[pick(5)], arg_ptr(&u, sizeof(u))));
+	if (!pick(4))	/* PEER_STATS: reserved must be 0 */
+		u.ps.reserved = any_u32();
+	count(OP_INFO, ioctl(rvq(), cmds[pick(6)], arg_ptr(&u, sizeof(u))));
 }
 
 static void do_random_cmd(void)
