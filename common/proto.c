@@ -96,6 +96,16 @@ static int msg_check(const struct krc_msg *m)
 		if (!qpn_ok(m->peer_qpn))
 			return -EBADMSG;
 		break;
+	case KRC_MSG_CLOSE_REQ:
+		if (!qpn_ok(m->qpn) || !qpn_ok(m->peer_qpn))
+			return -EBADMSG;
+		break;
+	case KRC_MSG_CLOSE_REP:
+		/* 0: closed; else why not */
+		if (!qpn_ok(m->qpn) || !qpn_ok(m->peer_qpn) ||
+		    m->status > KRC_STATUS_MAX)
+			return -EBADMSG;
+		return 0;
 	case KRC_MSG_CONNECT_NAK:
 		/* a refusal says why */
 		if (!m->status || m->status > KRC_STATUS_MAX)
@@ -117,7 +127,7 @@ static int msg_check(const struct krc_msg *m)
 
 static bool msg_type_known(unsigned int type)
 {
-	return (type >= KRC_MSG_CONNECT_REQ && type <= KRC_MSG_GOODBYE) ||
+	return (type >= KRC_MSG_CONNECT_REQ && type <= KRC_MSG_CLOSE_REP) ||
 	       (type >= KRC_MSG_META_REGISTER && type <= KRC_MSG_TYPE_MAX);
 }
 
@@ -179,6 +189,10 @@ const char *krc_msg_type_name(unsigned int type)
 		return "rtu_ack";
 	case KRC_MSG_GOODBYE:
 		return "goodbye";
+	case KRC_MSG_CLOSE_REQ:
+		return "close_req";
+	case KRC_MSG_CLOSE_REP:
+		return "close_rep";
 	case KRC_MSG_META_REGISTER:
 		return "meta_register";
 	case KRC_MSG_META_DEREGISTER:

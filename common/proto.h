@@ -47,6 +47,9 @@ enum krc_msg_type {
 	KRC_MSG_RTU		= 4,	/* A -> B: ready to use (A is RTS) */
 	KRC_MSG_RTU_ACK		= 5,	/* B -> A: RTU seen */
 	KRC_MSG_GOODBYE		= 6,	/* the sender unloads: drop its connections */
+	/* closing one idle connection (the RC cap, evict.c) */
+	KRC_MSG_CLOSE_REQ	= 7,	/* A -> B: may our qpn/peer_qpn pair go? */
+	KRC_MSG_CLOSE_REP	= 8,	/* B -> A: status 0: gone at B; EBUSY: in use */
 	/* registration, member <-> MetaServer over RC SEND/RECV */
 	KRC_MSG_META_REGISTER	= 16,	/* card: publish it */
 	KRC_MSG_META_DEREGISTER	= 17,	/* card: remove it (same incarnation only) */

@@ -320,7 +320,7 @@ void krc_conn_put(struct krc_conn *conn)
 bool krc_conn_usable(struct krc_conn *conn)
 {
 	return conn->state == KRC_CONN_READY && !READ_ONCE(conn->dead) &&
-	       !READ_ONCE(conn->failing);
+	       !READ_ONCE(conn->failing) && !READ_ONCE(conn->closing);
 }
 
 void krc_conn_set_error(struct krc_conn *conn)
@@ -362,6 +362,7 @@ static void krc_conn_teardown(struct krc_conn *conn)
 	int i;
 
 	cancel_delayed_work_sync(&conn->rtu_work);
+	krc_rc_uncount(conn);
 	/* The watchdog may be querying the QP's state (recovery.c). */
 	wait_event(conn->drain_wq, !atomic_read(&conn->qp_users));
 	if (conn->qp) {

@@ -48,6 +48,12 @@ void krc_connect_kick_rc(struct krc_peer *peer)
 	}
 	if (work_pending(&peer->grow_work))
 		return;
+	/* An RC cap (ours or the peer's) refused it lately: datagrams
+	 * serve meanwhile.
+	 */
+	if (READ_ONCE(peer->rc_retry_after) &&
+	    time_before(jiffies, READ_ONCE(peer->rc_retry_after)))
+		return;
 	krc_event(KRC_EV_DG_RC_STARTED);
 	krc_peer_grow(peer);
 }

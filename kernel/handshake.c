@@ -42,7 +42,7 @@ static LIST_HEAD(krc_hs_pending);
 static DEFINE_SPINLOCK(krc_hs_lock);
 static atomic_t krc_hs_half_open = ATOMIC_INIT(0);	/* all peers */
 
-static void krc_hs_fill(struct krc_msg *msg, u8 type, u64 req_id)
+void krc_hs_fill(struct krc_msg *msg, u8 type, u64 req_id)
 {
 	memset(msg, 0, sizeof(*msg));
 	msg->type = type;
@@ -126,9 +126,16 @@ int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 
 	if (time_after_eq(jiffies, o->deadline))
 		return -ETIMEDOUT;
+	/* A place under the RC cap; the first one to a peer may evict. */
+	ret = krc_rc_reserve(peer, !READ_ONCE(peer->nconns));
+	if (ret)
+		return ret;
 	conn = krc_spare_take(jiffies_to_msecs(o->deadline - jiffies));
-	if (!conn)
+	if (!conn) {
+		krc_rc_unreserve();
 		return READ_ONCE(krc_node.up) ? -EAGAIN : -ENODEV;
+	}
+	krc_rc_counted(conn);	/* the place goes with the connection */
 	hs = kzalloc(sizeof(*hs), GFP_KERNEL);
 	if (!hs) {
 		krc_conn_kill(conn);
@@ -372,12 +379,21 @@ static void krc_hs_on_req(const struct krc_msg *msg)
 			      msg->qpn, EBUSY);
 		goto out;
 	}
+	/* At the RC cap: refused; an idle one is closed for the retry. */
+	if (krc_rc_reserve(peer, false)) {
+		krc_rc_evict_async();
+		krc_hs_answer(peer, KRC_MSG_CONNECT_NAK, msg->req_id, NULL,
+			      msg->qpn, ENOSPC);
+		goto out;
+	}
 	conn = krc_spare_take(krc_param_hs_timeout_ms);
 	if (!conn) {
+		krc_rc_unreserve();
 		krc_hs_answer(peer, KRC_MSG_CONNECT_NAK, msg->req_id, NULL,
 			      msg->qpn, EBUSY);
 		goto out;
 	}
+	krc_rc_counted(conn);
 	ret = krc_conn_rtr_rts(conn, &msg->card, msg->qpn, msg->psn);
 	if (ret) {
 		krc_hs_answer(peer, KRC_MSG_CONNECT_NAK, msg->req_id, NULL,
@@ -488,6 +504,22 @@ static void krc_hs_on_rtu(const struct krc_msg *msg)
 	krc_peer_put(peer);
 }
 
+/* CLOSE_REQ and CLOSE_REP (the RC cap, evict.c), from a known node. */
+static void krc_hs_on_close(const struct krc_msg *msg)
+{
+	struct krc_peer *peer = krc_peer_get(msg->card.gid, false);
+
+	if (!peer)
+		return;
+	if (peer->local || !krc_hs_card_known(peer, &msg->card))
+		krc_event(KRC_EV_HS_STRAY);
+	else if (msg->type == KRC_MSG_CLOSE_REQ)
+		krc_rc_on_close_req(peer, msg);
+	else
+		krc_rc_on_close_rep(peer, msg);
+	krc_peer_put(peer);
+}
+
 static void krc_hs_on_goodbye(const struct krc_msg *msg)
 {
 	struct krc_peer *peer = krc_peer_get(msg->card.gid, false);
@@ -522,6 +554,10 @@ void krc_hs_recv(const struct krc_msg *msg)
 		break;
 	case KRC_MSG_GOODBYE:
 		krc_hs_on_goodbye(msg);
+		break;
+	case KRC_MSG_CLOSE_REQ:
+	case KRC_MSG_CLOSE_REP:
+		krc_hs_on_close(msg);
 		break;
 	default:
 		krc_event(KRC_EV_CTRL_RX_BAD);

@@ -223,6 +223,9 @@ struct krc_conn {
 	int rtu_tries;
 	bool rtu_acked;
 	bool half_open_counted;		/* in the half-open caps (handshake.c) */
+	bool rc_counted;		/* in krc_rc_conns (evict.c) */
+	bool closing;			/* being closed (the RC cap): no new VQ */
+	unsigned long last_post;	/* jiffies: last request posted */
 	/* data plane, under lock */
 	struct krc_sq_ent *sq;		/* in posting order, sq_size entries */
 	u32 sq_size;
@@ -288,6 +291,7 @@ struct krc_peer {
 	struct krc_dg_tx *dgtx;		/* our requests to it */
 	struct krc_dg_rx *dgrx;		/* its requests to us */
 	unsigned long dg_verify_after;	/* jiffies: next source check */
+	unsigned long rc_retry_after;	/* jiffies: the RC cap refused one */
 };
 
 /* The node's control plane (node.c). */
@@ -441,6 +445,8 @@ extern uint krc_param_max_half_open;
 extern uint krc_param_max_half_open_per_peer;
 extern uint krc_param_meta_max_members;
 extern uint krc_param_dg_policy;
+extern uint krc_param_rc_max;
+extern uint krc_param_rc_idle_ms;
 extern uint krc_param_dg_rc_after;
 extern uint krc_param_dg_rto_ms;
 extern uint krc_param_dg_retries;
@@ -540,6 +546,23 @@ struct krc_hs_opts {
 int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 		   struct krc_conn **connp);
 void krc_hs_recv(const struct krc_msg *msg);
+void krc_hs_fill(struct krc_msg *msg, u8 type, u64 req_id);
+
+/*
+ * The RC cap (evict.c): RC connections of this node to other nodes, made
+ * or being made, at most rc_max (0: no cap). A new one takes a place
+ * first; to get one, the least recently used idle connection is closed
+ * (a close handshake with its peer) and its VQs go on over datagrams.
+ */
+extern atomic_t krc_rc_conns;
+int krc_rc_reserve(struct krc_peer *peer, bool may_evict);
+void krc_rc_unreserve(void);
+void krc_rc_counted(struct krc_conn *conn);
+void krc_rc_uncount(struct krc_conn *conn);
+void krc_rc_evict_async(void);
+void krc_rc_on_close_req(struct krc_peer *peer, const struct krc_msg *msg);
+void krc_rc_on_close_rep(struct krc_peer *peer, const struct krc_msg *msg);
+void krc_rc_exit(void);
 void krc_hs_half_open_done(struct krc_conn *conn);
 void krc_hs_exit(void);
 void krc_hs_goodbye_all(void);

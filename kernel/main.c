@@ -137,6 +137,14 @@ uint krc_param_dg_rc_after = 64;
 module_param_named(dg_rc_after, krc_param_dg_rc_after, uint, 0644);
 MODULE_PARM_DESC(dg_rc_after, "dg_policy 2: requests to a peer over datagrams before it gets RC");
 
+uint krc_param_rc_max;
+module_param_named(rc_max, krc_param_rc_max, uint, 0644);
+MODULE_PARM_DESC(rc_max, "RC connections to other nodes at most (0: no cap); beyond, the least recently used idle one is closed and its VQs go on over datagrams");
+
+uint krc_param_rc_idle_ms = 1000;
+module_param_named(rc_idle_ms, krc_param_rc_idle_ms, uint, 0644);
+MODULE_PARM_DESC(rc_idle_ms, "RC cap: a connection unused for this long may be closed for another (default 1000)");
+
 uint krc_param_dg_rto_ms = 50;
 module_param_named(dg_rto_ms, krc_param_dg_rto_ms, uint, 0644);
 MODULE_PARM_DESC(dg_rto_ms, "Datagram path: the shortest repeat timeout of an unanswered datagram (the measured round trip sets it above; doubles with each repeat, at most 40x this)");

@@ -297,6 +297,7 @@ static void krc_node_teardown(struct krc_node *node)
 	WRITE_ONCE(node->up, false);
 	down_write(&node->gate);
 	krc_hs_exit();
+	krc_rc_exit();
 	if (node->ctrl)
 		krc_hs_goodbye_all();
 	krc_meta_stop(node);

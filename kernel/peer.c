@@ -247,6 +247,7 @@ void krc_peer_forget_incarnation(struct krc_peer *peer, u64 incarnation)
 
 	list_for_each_entry_safe(conn, tmp, &dead, node) {
 		list_del_init(&conn->node);
+		krc_rc_uncount(conn);
 		krc_conn_set_error(conn);
 		/* VQs on it: recovery moves them and their requests. */
 		if (atomic_read(&conn->nvqs))
@@ -321,6 +322,7 @@ bool krc_peer_detach(struct krc_conn *conn)
 		was = true;
 	}
 	spin_unlock(&peer->lock);
+	krc_rc_uncount(conn);
 	return was;
 }
 
@@ -435,6 +437,9 @@ static void krc_peer_grow_work(struct work_struct *work)
 		mutex_lock(&peer->connect_lock);
 		ret = krc_hs_connect(peer, &o, &conn);
 		mutex_unlock(&peer->connect_lock);
+		if (ret == -ENOSPC)	/* the RC cap: not before some idle time */
+			WRITE_ONCE(peer->rc_retry_after, jiffies +
+				   msecs_to_jiffies(krc_param_rc_idle_ms) + 1);
 		if (ret)
 			break;
 		krc_conn_put(conn);

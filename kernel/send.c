@@ -157,6 +157,7 @@ static int krc_post_slots(struct krc_conn *conn, struct krc_vq *vq,
 	/* An idle connection's clock starts with its first request. */
 	if (conn->sq_head == conn->sq_tail && !atomic_read(&conn->outstanding))
 		conn->progress = now;
+	conn->last_post = now;		/* the RC cap's LRU (evict.c) */
 	for (i = 0; i < n; i++) {
 		struct krc_sq_ent *e = &conn->sq[(conn->sq_tail + i) %
 						 conn->sq_size];

@@ -26,6 +26,7 @@ static const char * const krc_obj_names[KRC_NR_OBJ] = {
 	[KRC_OBJ_PROC] = "proc",
 	[KRC_OBJ_USER_MR] = "user_mr",
 	[KRC_OBJ_SRQ] = "srq",
+	[KRC_OBJ_RC_PLACE] = "rc_place",
 };
 
 static const char * const krc_event_names[KRC_NR_EV] = {
@@ -138,6 +139,14 @@ static const char * const krc_event_names[KRC_NR_EV] = {
 	[KRC_EV_DG_RX_OUT_OF_ORDER] = "dg_rx_out_of_order",
 	[KRC_EV_DG_RX_SLOT_BUSY] = "dg_rx_slot_busy",
 	[KRC_EV_DG_DUP_PENDING] = "dg_dup_pending",
+	[KRC_EV_RC_CAPPED] = "rc_capped",
+	[KRC_EV_RC_EVICTIONS] = "rc_evictions",
+	[KRC_EV_RC_EVICT_BUSY] = "rc_evict_busy",
+	[KRC_EV_RC_CLOSED_BY_PEER] = "rc_closed_by_peer",
+	[KRC_EV_RC_VQS_TO_DGRAM] = "rc_vqs_to_dgram",
+	[KRC_EV_RC_CLOSE_REQ_SENT] = "rc_close_req_sent",
+	[KRC_EV_RC_CLOSE_REQ_RECV] = "rc_close_req_recv",
+	[KRC_EV_RC_CLOSE_REP_SENT] = "rc_close_rep_sent",
 };
 
 #define KRC_NR_STATS	(2 * KRC_NR_OBJ + KRC_NR_EV)

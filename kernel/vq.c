@@ -95,7 +95,7 @@ bool krc_vq_attach(struct krc_vq *vq, struct krc_conn *conn)
 	bool ok;
 
 	spin_lock_irqsave(&conn->lock, flags);
-	ok = !conn->failing && !conn->dead;
+	ok = !conn->failing && !conn->dead && !conn->closing;
 	if (ok) {
 		kref_get(&conn->ref);
 		atomic_inc(&conn->nvqs);

@@ -123,7 +123,9 @@ struct krcore_port_info {
  * MetaServer), EHOSTUNREACH (no card cached and MetaServer unreachable),
  * ETIMEDOUT (peer did not answer the handshake), ESTALE (peer keeps
  * rejecting its card), EBUSY (the peer refused: too many half-open
- * connections), ENOSPC (too many peers known), ECONNRESET (the connections
+ * connections), ENOSPC (too many peers known; or, with dg_policy 0, the
+ * RC cap rc_max of this node or of the peer is reached and no idle
+ * connection could be closed for this one), ECONNRESET (the connections
  * picked kept failing before the VQ could join one), EINTR (a signal),
  * ENODEV (no usable RDMA port, or the device of this VQ went away),
  * EINVAL (bad GID, unknown flags, port above 65535), EPERM (a kernel

@@ -27,7 +27,7 @@ if [ "$KRC_NODE" != 3 ]; then
 fi
 barrier up
 if [ "$KRC_NODE" = 3 ]; then
-	wait_for 60 'krctl status | grep -q registered'
+	wait_for 90 'krctl status | grep -q "metaserver: registered"'
 	# (lib.sh's wait_for and barrier use $n and $i: loops here use $p)
 	for p in 0 1 2; do
 		addr=$(node_ip $p)
@@ -49,7 +49,7 @@ if [ "$KRC_NODE" = 3 ]; then
 	krc_unload
 	check "member reloads (forgets every peer)" \
 		"krc_load meta_server=$META dg_policy=1"
-	wait_for 60 'krctl status | grep -q registered'
+	wait_for 90 'krctl status | grep -q "metaserver: registered"'
 	for p in 0 1 2; do
 		out=$("$ONCE" "$(node_ip $p)" "$KRC_RUN/srv.$p" seq 400)
 		rc=$?

@@ -20,6 +20,7 @@
 static const u8 all_types[] = {
 	KRC_MSG_CONNECT_REQ, KRC_MSG_CONNECT_REP, KRC_MSG_CONNECT_NAK,
 	KRC_MSG_RTU, KRC_MSG_RTU_ACK, KRC_MSG_GOODBYE,
+	KRC_MSG_CLOSE_REQ, KRC_MSG_CLOSE_REP,
 	KRC_MSG_META_REGISTER, KRC_MSG_META_DEREGISTER, KRC_MSG_META_REPLY,
 };
 
@@ -77,6 +78,15 @@ static struct krc_msg sample_msg(u8 type)
 		m.peer_qpn = 0x2b;
 		break;
 	case KRC_MSG_RTU_ACK:
+		m.qpn = 0x2b;
+		m.peer_qpn = 0x1a;
+		break;
+	case KRC_MSG_CLOSE_REQ:
+		m.qpn = 0x1a;
+		m.peer_qpn = 0x2b;
+		break;
+	case KRC_MSG_CLOSE_REP:
+		m.status = EBUSY;
 		m.qpn = 0x2b;
 		m.peer_qpn = 0x1a;
 		break;
@@ -192,8 +202,8 @@ static void test_msg_type_name(void **state)
 {
 	static const char *const names[] = {
 		"?", "connect_req", "connect_rep", "connect_nak", "rtu",
-		"rtu_ack", "goodbye", "?", "?", "?", "?", "?", "?", "?", "?",
-		"?", "meta_register", "meta_deregister", "meta_reply", "?",
+		"rtu_ack", "goodbye", "close_req", "close_rep", "?", "?", "?",
+		"?", "?", "?", "?", "meta_register", "meta_deregister", "meta_reply", "?",
 	};
 	unsigned int t;
 
@@ -352,6 +362,32 @@ static void test_msg_rejects_fields(void **state)
 		m.peer_qpn = 0xffffff;
 		assert_int_equal(reencode(&m), 0);
 	}
+	/* CLOSE_REQ and CLOSE_REP: both QPNs 2 .. 2^24 - 1 */
+	for (k = 0; k < 2; k++) {
+		u8 type = k ? KRC_MSG_CLOSE_REP : KRC_MSG_CLOSE_REQ;
+
+		for (i = 0; i < ARRAY_SIZE(bad_qpns); i++) {
+			m = sample_msg(type);
+			m.qpn = bad_qpns[i];
+			assert_int_equal(reencode(&m), -EBADMSG);
+			m = sample_msg(type);
+			m.peer_qpn = bad_qpns[i];
+			assert_int_equal(reencode(&m), -EBADMSG);
+		}
+		m = sample_msg(type);
+		m.qpn = 2;
+		m.peer_qpn = 0xffffff;
+		assert_int_equal(reencode(&m), 0);
+	}
+	/* CLOSE_REP: 0 (closed) .. 4095 */
+	m = sample_msg(KRC_MSG_CLOSE_REP);
+	m.status = 0;
+	assert_int_equal(reencode(&m), 0);
+	m.status = 4095;
+	assert_int_equal(reencode(&m), 0);
+	m.status = 4096;
+	assert_int_equal(reencode(&m), -EBADMSG);
+
 	/* RTU and RTU_ACK do not need the sender's qpn nor a psn */
 	m = sample_msg(KRC_MSG_RTU);
 	m.qpn = 0;
@@ -387,7 +423,8 @@ static void test_msg_rejects_fields(void **state)
 	for (i = 0; i < ARRAY_SIZE(all_types); i++) {
 		u8 t = all_types[i];
 
-		if (t == KRC_MSG_CONNECT_NAK || t == KRC_MSG_META_REPLY)
+		if (t == KRC_MSG_CONNECT_NAK || t == KRC_MSG_META_REPLY ||
+		    t == KRC_MSG_CLOSE_REP)
 			continue;
 		m = sample_msg(t);
 		assert_int_equal(reencode(&m), 0);
