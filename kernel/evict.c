@@ -238,13 +238,21 @@ static int krc_rc_move_vqs(struct krc_conn *conn)
 	return ret;
 }
 
-/* Off the pool, destroyed: the connection's place is free. */
+/*
+ * Off the pool, its place free; the QP goes with the last reference, off
+ * this path (a driver may take long to destroy a QP: rxe waits for its
+ * packets in flight), as after a recovery.
+ */
 static void krc_rc_close(struct krc_conn *conn)
 {
+	unsigned long flags;
+
 	if (krc_peer_detach(conn))
 		krc_conn_put(conn);	/* the pool's reference */
 	krc_rc_uncount(conn);
-	krc_conn_kill(conn);
+	spin_lock_irqsave(&conn->lock, flags);
+	conn->dead = true;
+	spin_unlock_irqrestore(&conn->lock, flags);
 }
 
 /*
@@ -427,11 +435,8 @@ void krc_rc_on_close_req(struct krc_peer *peer, const struct krc_msg *msg)
 		krc_rc_answer(peer, msg, EBUSY);
 	} else {
 		/* Off the pool first: a repeated request finds nothing. */
-		if (krc_peer_detach(conn))
-			krc_conn_put(conn);
-		krc_rc_uncount(conn);
+		krc_rc_close(conn);
 		krc_rc_answer(peer, msg, 0);
-		krc_conn_kill(conn);
 		krc_event(KRC_EV_RC_CLOSED_BY_PEER);
 	}
 	krc_conn_put(conn);

@@ -179,8 +179,9 @@ int main(int argc, char **argv)
 	node_view(peers[0].vq, peers[0].qc.card.gid, &dgram, &conns);
 	if (conns > most)
 		most = conns;
-	printf("rc_cap: %u rounds over %u peers, %u on datagrams, %u on RC, %u wrong, most RC connections %u\n",
-	       i, np, dg, rc, bad, most);
+	printf("rc_cap: %u rounds over %u peers, ", i, np);
+	printf("%u on datagrams, %u on RC, %u wrong, most RC connections %u\n",
+	       dg, rc, bad, most);
 	for (i = 0; i < np; i++)
 		krc_vq_close(peers[i].vq);
 	return bad ? 2 : 0;
