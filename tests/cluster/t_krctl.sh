@@ -253,6 +253,9 @@ check "top -d 0.5: three intervals of about half a second, READs counted" \
 		pyj "0.3 < d[\"interval\"] < 3 and d[\"node\"][\"wr_posted\"] > 0"; done | grep -c true)" 3'
 check "the READs during top all completed" "wait $loader"
 cat /tmp/load.out
+# script(1) needs pseudo-terminals: the nodes boot without devpts.
+[ -d /dev/pts ] || mkdir -p /dev/pts
+[ -e /dev/pts/ptmx ] || mount -t devpts -o ptmxmode=0666 devpts /dev/pts 2>/dev/null
 if script -qec true /dev/null >/dev/null 2>&1; then
 	script -qec "krctl top -n 2 -d 0.2" /dev/null >/tmp/tty.out 2>&1
 	check "top on a terminal: the screen cleared first and at every interval" \
@@ -310,6 +313,7 @@ echo "$out"
 echo "$err"
 check "meta: exit 6, MetaServer $META unreachable, what it means" \
 	'[ $rc = 6 ] && echo "$err" | grep -q "MetaServer $META unreachable: check the meta_server= module parameter" &&
+	 echo "$out" | grep -qx "state: down" && echo "$out" | grep -qx "table: unknown" &&
 	 echo "$out" | grep -q "^meaning: the MetaServer is unreachable"'
 run krctl --json meta
 check "meta --json: state down, status 6" \

@@ -42,8 +42,8 @@
 	"no active RoCE port has a RoCE v2 GID for an IP address: give its netdev " \
 	"an address, or check the gid_index= module parameter"
 #define MSG_DOWN \
-	"the control plane is down: check the ibdev= and gid_index= module parameters " \
-	"and 'dmesg | grep krcore'"
+	"a RoCE port is active and has a GID: check the ibdev= and gid_index= module " \
+	"parameters and 'dmesg | grep krcore'"
 #define MSG_META \
 	"MetaServer %s unreachable: check the meta_server= module parameter and that " \
 	"the MetaServer node is up"

@@ -226,7 +226,10 @@ static void json_meta(struct json *j, const char *key, const struct krcore_node_
 		json_addr(j, "address", ni->meta_gid);
 	else
 		json_kv_null(j, "address");
-	json_kv_u64(j, "table_slots", ni->meta_nslots);
+	if (ni->meta_nslots)
+		json_kv_u64(j, "table_slots", ni->meta_nslots);
+	else
+		json_kv_null(j, "table_slots");
 	json_kv_bool(j, "hosted_here", host);
 	if (host)
 		json_kv_u64(j, "cards", ni->meta_used);
@@ -640,12 +643,18 @@ int cmd_meta(struct krctl *k)
 		krc_gid_format(ni.meta_gid, gid, sizeof(gid));
 		printf("state: %s\n", meta_state_name(ni.meta_state));
 		printf("address: %s\n", ni.meta_state ? gid : "none");
-		printf("table: %u slots\n", ni.meta_nslots);
+		if (ni.meta_nslots)
+			printf("table: %u slots\n", ni.meta_nslots);
+		else
+			printf("table: unknown\n");
 		if (ni.flags & KRCORE_NODE_F_META_HOST)
 			printf("hosted here: %u cards\n", ni.meta_used);
 		else
 			printf("hosted here: no\n");
-		printf("incarnation: %016" PRIx64 "\n", (uint64_t)ni.meta_incarnation);
+		if (ni.meta_incarnation)
+			printf("incarnation: %016" PRIx64 "\n", (uint64_t)ni.meta_incarnation);
+		else
+			printf("incarnation: unknown\n");
 		printf("meaning: %s\n", meta_meaning(&ni));
 	}
 	fflush(stdout);
