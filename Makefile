@@ -35,6 +35,8 @@ COMMON_SRCS := common/card.c common/dgram.c common/hash.c common/meta_table.c co
 LIB_SRCS    := lib/vq.c lib/query.c lib/connect.c lib/dataplane.c $(COMMON_SRCS)
 LIB_OBJS    := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOLS       := $(BUILD)/bin/krctl
+KRCTL_SRCS  := $(wildcard tools/krctl/*.c)
+KRCTL_OBJS  := $(KRCTL_SRCS:%.c=$(BUILD)/obj/%.o)
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRCS  := $(wildcard bench/*.c)
@@ -83,6 +85,11 @@ $(BUILD)/lib/pkgconfig/libkrcore.pc: lib/libkrcore.pc.in Makefile
 	$(PC_SED) $< > $@
 
 # Tools link libkrcore statically: they run in place inside the test nodes.
+# krctl is tools/krctl/*.c.
+$(BUILD)/bin/krctl: $(KRCTL_OBJS) $(BUILD)/lib/libkrcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(KRCTL_OBJS) $(BUILD)/lib/libkrcore.a
+
 $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a
@@ -91,6 +98,14 @@ $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(BUILD)/lib/libkrcore.a
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/include -o $@ $< $(BUILD)/lib/libkrcore.a -lcmocka
+
+# krctl's parts with no main(): its JSON writer, its samples and rates.
+$(BUILD)/tests/test_krctl_%: tests/unit/test_krctl_%.c $(BUILD)/obj/tools/krctl/json.o \
+		$(BUILD)/obj/tools/krctl/sample.o $(BUILD)/lib/libkrcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/include -Itools/krctl -o $@ $< \
+		$(BUILD)/obj/tools/krctl/json.o $(BUILD)/obj/tools/krctl/sample.o \
+		$(BUILD)/lib/libkrcore.a -lcmocka
 
 # Fuzzers (libFuzzer, ASan, UBSan): built from the sources, not from the
 # uninstrumented libkrcore.a; not part of 'all', tests/run.sh fuzz runs them.
@@ -205,7 +220,8 @@ $(BUILD)/bin/%: bench/%.c $(BUILD)/lib/libkrcore.a
 # later module must serve them).
 ABI_NEXT := $(shell expr $$(sed -n 's/^\#define KRCORE_ABI_VERSION[[:space:]]*//p' include/uapi/krcore.h) + 1)
 ABI_NEXT_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj-abi-next/%.o)
-unit: $(BUILD)/tests/abi_check_next $(BUILD)/tests/abi_old2 $(BUILD)/tests/abi_old3
+unit: $(BUILD)/tests/abi_check_next $(BUILD)/tests/abi_old2 $(BUILD)/tests/abi_old3 \
+	$(BUILD)/tests/krctl_abi_next
 
 # ABI_NEXT comes from the header: a new ABI version rebuilds them.
 $(BUILD)/obj-abi-next/%.o: %.c include/uapi/krcore.h
@@ -215,6 +231,11 @@ $(BUILD)/obj-abi-next/%.o: %.c include/uapi/krcore.h
 $(BUILD)/tests/abi_check_next: tests/progs/abi_check.c $(ABI_NEXT_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DKRC_LIB_ABI_VERSION=$(ABI_NEXT) -o $@ $^
+
+# krctl built for the next ABI: the module must make it exit 7 (t_krctl).
+$(BUILD)/tests/krctl_abi_next: $(KRCTL_SRCS:%.c=$(BUILD)/obj-abi-next/%.o) $(ABI_NEXT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
 $(BUILD)/tests/abi_old%: tests/progs/abi/abi_old.c tests/progs/abi/krcore_abi%.h
 	@mkdir -p $(dir $@)

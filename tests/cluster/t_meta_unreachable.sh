@@ -50,8 +50,9 @@ else
 		rc=$?
 		t1=$(now_ms)
 		echo "$err"
-		check "unknown node: EHOSTUNREACH, clear message" \
-			'[ $rc = 1 ] && echo "$err" | grep -q "no cached card and the MetaServer is unreachable (No route to host)"'
+		# krctl's exit status 6: the MetaServer is unreachable.
+		check "unknown node: EHOSTUNREACH, clear message, exit 6" \
+			'[ $rc = 6 ] && echo "$err" | grep -q "no cached card and the MetaServer is unreachable (No route to host)"'
 		# A lookup attempt would wait for the MetaServer (a connect
 		# of up to connect_timeout_ms, 10 s); starting krctl alone
 		# takes about a second on a loaded TCG node.
