@@ -100,6 +100,26 @@ cluster_skipped() {
 		grep -q "^krcluster: $n77 of [0-9]* node(s) failed" "$1.summary"
 }
 
+# A node whose virtio NIC stopped transmitting (the guest kernel's "NETDEV
+# WATCHDOG: ... transmit queue 0 timed out", seen twice on 2026-11-23 with
+# every packet of the node lost from then on) failed because of the
+# testbed's network, not of what the test checks: its logs are kept in
+# $out.nic-hang and the test runs once more, and says so. The second run
+# must pass on its own. (Under investigation: whether krcore's traffic
+# can cause it.)
+run_cluster_test() {
+	rm -rf "$out.nic-hang"
+	tools/krcluster -q -n "${nodes:-1}" -t "$tmo" -o "$out" -- sh "$t" \
+		>"$out.summary" 2>&1 && return 0
+	grep -q -a "NETDEV WATCHDOG: .*transmit queue" "$out"/node*.log 2>/dev/null ||
+		return 1
+	mv "$out" "$out.nic-hang"
+	mv "$out.summary" "$out.nic-hang/summary"
+	echo "cluster $name: a node's virtio NIC stopped transmitting (NETDEV WATCHDOG), the testbed's network: logs in $out.nic-hang; running it once more"
+	tools/krcluster -q -n "${nodes:-1}" -t "$tmo" -o "$out" -- sh "$t" \
+		>"$out.summary" 2>&1
+}
+
 run_cluster() {
 	scale=${KRC_TIMEOUT_SCALE:-}
 	if [ -z "$scale" ]; then
@@ -118,8 +138,7 @@ run_cluster() {
 		tmo=$((${tmo:-300} * scale))
 		echo "cluster $name: ${nodes:-1} node(s)${KRC_KERNEL:+, kernel $KRC_KERNEL}, timeout ${tmo}s"
 		start=$(date +%s)
-		if tools/krcluster -q -n "${nodes:-1}" -t "$tmo" -o "$out" -- sh "$t" \
-			>"$out.summary" 2>&1; then
+		if run_cluster_test; then
 			echo "ok - cluster $name ($(($(date +%s) - start))s)"
 			pass
 		elif cluster_skipped "$out"; then
