@@ -323,6 +323,25 @@ bool krc_conn_usable(struct krc_conn *conn)
 	       !READ_ONCE(conn->failing) && !READ_ONCE(conn->closing);
 }
 
+/*
+ * The first VQ bound to @conn, with a reference (NULL: none). Who moves
+ * VQs off a connection (recovery, the RC cap) takes them one at a time
+ * this way, then re-checks under the VQ's own lock that it is still
+ * there: a VQ being closed leaves the list under the same locks.
+ */
+struct krc_vq *krc_conn_first_vq(struct krc_conn *conn)
+{
+	unsigned long flags;
+	struct krc_vq *vq;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	vq = list_first_entry_or_null(&conn->vqs, struct krc_vq, conn_node);
+	if (vq)
+		krc_vq_get(vq);
+	spin_unlock_irqrestore(&conn->lock, flags);
+	return vq;
+}
+
 void krc_conn_set_error(struct krc_conn *conn)
 {
 	if (conn->state != KRC_CONN_ERROR && conn->state != KRC_CONN_SPARE) {

@@ -197,22 +197,17 @@ static int krc_rc_move_vqs(struct krc_conn *conn)
 	ret = krc_dg_open(peer);
 	if (ret)
 		return ret;
-	while (!ret) {
-		spin_lock_irqsave(&conn->lock, flags);
-		vq = list_first_entry_or_null(&conn->vqs, struct krc_vq,
-					      conn_node);
-		if (vq)
-			krc_vq_get(vq);
-		spin_unlock_irqrestore(&conn->lock, flags);
-		if (!vq)
-			break;
+	while (!ret && (vq = krc_conn_first_vq(conn))) {
 		if (!mutex_trylock(&vq->lock)) {
 			krc_vq_put(vq);
 			ret = -EBUSY;
 			break;
 		}
-		if (vq->conn != conn || vq->peer != peer) {
-			/* Closed meanwhile (it left the list): look again. */
+		if (vq->conn != conn) {
+			/* Not ours (cannot happen): never loop on it. */
+			spin_lock_irqsave(&conn->lock, flags);
+			list_del_init(&vq->conn_node);
+			spin_unlock_irqrestore(&conn->lock, flags);
 		} else if (READ_ONCE(vq->inflight) || vq->closing) {
 			ret = -EBUSY;
 		} else {
@@ -247,9 +242,8 @@ static void krc_rc_close(struct krc_conn *conn)
 {
 	unsigned long flags;
 
-	if (krc_peer_detach(conn))
+	if (krc_peer_detach(conn))	/* gives the place back too */
 		krc_conn_put(conn);	/* the pool's reference */
-	krc_rc_uncount(conn);
 	spin_lock_irqsave(&conn->lock, flags);
 	conn->dead = true;
 	spin_unlock_irqrestore(&conn->lock, flags);
@@ -451,7 +445,8 @@ void krc_rc_on_close_rep(struct krc_peer *peer, const struct krc_msg *msg)
 	list_for_each_entry(cl, &krc_close_pending, node) {
 		if (cl->req_id == msg->req_id && cl->peer == peer &&
 		    cl->qpn == msg->peer_qpn && !completion_done(&cl->done)) {
-			cl->status = -(int)msg->status;
+			/* 0: closed; anything else the peer says: not. */
+			cl->status = msg->status ? -EBUSY : 0;
 			complete(&cl->done);
 			break;
 		}

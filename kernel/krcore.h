@@ -500,6 +500,7 @@ int krc_spares_count(void);
 int krc_conn_rtr_rts(struct krc_conn *conn, const struct krcore_card *peer,
 		     u32 remote_qpn, u32 remote_psn);
 void krc_conn_set_error(struct krc_conn *conn);
+struct krc_vq *krc_conn_first_vq(struct krc_conn *conn);
 void krc_conn_fail(struct krc_conn *conn);
 int krc_conn_post_kop(struct krc_conn *conn, struct krc_kop *kop,
 		      struct ib_send_wr *wr);

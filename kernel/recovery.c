@@ -244,15 +244,7 @@ void krc_recover_work(struct work_struct *work)
 	 * own lock after checking that it is still on @conn: a VQ being
 	 * closed leaves the list under the same locks.
 	 */
-	for (;;) {
-		spin_lock_irqsave(&conn->lock, flags);
-		vq = list_first_entry_or_null(&conn->vqs, struct krc_vq,
-					      conn_node);
-		if (vq)
-			krc_vq_get(vq);
-		spin_unlock_irqrestore(&conn->lock, flags);
-		if (!vq)
-			break;
+	while ((vq = krc_conn_first_vq(conn))) {
 		mutex_lock(&vq->lock);
 		if (vq->conn == conn) {
 			spin_lock_irqsave(&conn->lock, flags);

@@ -35,6 +35,7 @@
 #include <time.h>
 
 #include "libkrcore.h"
+#include "round.h"
 
 static double now_ms(void)
 {
@@ -42,27 +43,6 @@ static double now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-#define SRV_SIZE	(4u << 20)
-#define SLOT_OFF	(SRV_SIZE - 512)	/* clear of dp_test's areas */
-#define COUNT_OFF	(SRV_SIZE - 1024)
-
-static void rw(struct krcore_wr *w, uint8_t op, void *local, uint32_t lkey,
-	       uint64_t raddr, uint32_t rkey, uint64_t id)
-{
-	memset(w, 0, sizeof(*w));
-	w->wr_id = id;
-	w->opcode = op;
-	w->flags = KRCORE_WR_SIGNALED;
-	w->num_sge = 1;
-	w->remote_addr = raddr;
-	w->rkey = rkey;
-	w->sg_list[0].addr = (uintptr_t)local;
-	w->sg_list[0].length = 8;
-	w->sg_list[0].lkey = lkey;
-	if (op == KRCORE_WR_ATOMIC_FAA)
-		w->compare_add = 1;
 }
 
 /* Is @vq (connected to @gid) on the datagram path now? */
@@ -81,12 +61,11 @@ static int do_seq(struct krc_vq *vq, const struct krcore_qconnect *qc,
 		  uint64_t a, uint32_t k, unsigned int n)
 {
 	static uint64_t buf[3];
-	unsigned int i, j, dg = 0, rc = 0, bad = 0;
-	struct krcore_cqe cqe[3];
-	struct krcore_wr wr[3];
-	uint64_t base = 0;
+	unsigned int i, dg = 0, rc = 0, bad = 0;
+	uint64_t base = 0, faa;
 	struct krc_mr mr;
-	int got;
+	char who[48];
+	int r;
 
 	if (krc_reg_mr(vq, buf, sizeof(buf), KRCORE_ACCESS_LOCAL_WRITE,
 		       &mr) < 0) {
@@ -98,45 +77,17 @@ static int do_seq(struct krc_vq *vq, const struct krcore_qconnect *qc,
 			dg++;
 		else
 			rc++;
-		buf[0] = 0x5eed0000ULL + i;
-		buf[1] = 0;
-		rw(&wr[0], KRCORE_WR_WRITE, &buf[0], mr.lkey, a + SLOT_OFF, k, 1);
-		rw(&wr[1], KRCORE_WR_READ, &buf[1], mr.lkey, a + SLOT_OFF, k, 2);
-		rw(&wr[2], KRCORE_WR_ATOMIC_FAA, &buf[2], mr.lkey,
-		   a + COUNT_OFF, k, 3);
-		if (krc_qpush(vq, wr, 3) != 3) {
-			fprintf(stderr, "dg_once: round %u: %s\n", i,
-				krc_errmsg());
+		snprintf(who, sizeof(who), "dg_once: round %u", i);
+		r = round_run(who, vq, buf, mr.lkey, a, k, 0x5eed0000ULL + i,
+			      &faa);
+		if (r < 0)
 			return 1;
-		}
-		for (got = 0; got < 3;) {
-			int m = krc_qpop_wait(vq, cqe + got, 3 - got, 60000);
-
-			if (m <= 0) {
-				fprintf(stderr, "dg_once: round %u: no completion\n",
-					i);
-				return 1;
-			}
-			got += m;
-		}
-		for (j = 0; j < 3; j++) {
-			if (cqe[j].wr_id != j + 1 || cqe[j].status) {
-				fprintf(stderr, "dg_once: round %u: cqe %u: wr_id %llu, %s\n",
-					i, j, (unsigned long long)cqe[j].wr_id,
-					krc_wc_status_str(cqe[j].status));
-				bad++;
-			}
-		}
-		if (buf[1] != 0x5eed0000ULL + i) {
-			fprintf(stderr, "dg_once: round %u: READ after WRITE gave %llx\n",
-				i, (unsigned long long)buf[1]);
-			bad++;
-		}
+		bad += r;
 		if (!i) {
-			base = buf[2];
-		} else if (buf[2] != base + i) {
-			fprintf(stderr, "dg_once: round %u: FAA returned %llu, expected %llu\n",
-				i, (unsigned long long)buf[2],
+			base = faa;
+		} else if (faa != base + i) {
+			fprintf(stderr, "%s: FAA returned %llu, expected %llu\n",
+				who, (unsigned long long)faa,
 				(unsigned long long)(base + i));
 			bad++;
 		}

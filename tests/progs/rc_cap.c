@@ -20,10 +20,8 @@
 #include <string.h>
 
 #include "libkrcore.h"
+#include "round.h"
 
-#define SRV_SIZE	(4u << 20)
-#define SLOT_OFF	(SRV_SIZE - 512)	/* clear of dp_test's areas */
-#define COUNT_OFF	(SRV_SIZE - 1024)
 #define MAX_PEERS	8
 
 struct peer {
@@ -35,23 +33,6 @@ struct peer {
 	uint64_t base;
 	unsigned int rounds;
 };
-
-static void rw(struct krcore_wr *w, uint8_t op, void *local, uint32_t lkey,
-	       uint64_t raddr, uint32_t rkey, uint64_t id)
-{
-	memset(w, 0, sizeof(*w));
-	w->wr_id = id;
-	w->opcode = op;
-	w->flags = KRCORE_WR_SIGNALED;
-	w->num_sge = 1;
-	w->remote_addr = raddr;
-	w->rkey = rkey;
-	w->sg_list[0].addr = (uintptr_t)local;
-	w->sg_list[0].length = 8;
-	w->sg_list[0].lkey = lkey;
-	if (op == KRCORE_WR_ATOMIC_FAA)
-		w->compare_add = 1;
-}
 
 /* Is the peer of @gid served on datagrams; RC connections to others. */
 static void node_view(struct krc_vq *vq, const uint8_t gid[16], int *dgram,
@@ -70,51 +51,24 @@ static void node_view(struct krc_vq *vq, const uint8_t gid[16], int *dgram,
 	}
 }
 
+/* One checked round to @p; its FAA must return one more than before. */
 static int one_round(struct peer *p, uint64_t *buf, uint32_t lkey,
 		     unsigned int i)
 {
-	struct krcore_cqe cqe[3];
-	struct krcore_wr wr[3];
-	int got, m, bad = 0, j;
+	char who[96];
+	uint64_t faa;
+	int bad;
 
-	buf[0] = 0xcab0000000000000ULL + i;
-	buf[1] = 0;
-	rw(&wr[0], KRCORE_WR_WRITE, &buf[0], lkey, p->a + SLOT_OFF, p->k, 1);
-	rw(&wr[1], KRCORE_WR_READ, &buf[1], lkey, p->a + SLOT_OFF, p->k, 2);
-	rw(&wr[2], KRCORE_WR_ATOMIC_FAA, &buf[2], lkey, p->a + COUNT_OFF,
-	   p->k, 3);
-	if (krc_qpush(p->vq, wr, 3) != 3) {
-		fprintf(stderr, "rc_cap: %s round %u: %s\n", p->addr, i,
-			krc_errmsg());
-		return -1;
-	}
-	for (got = 0; got < 3; got += m) {
-		m = krc_qpop_wait(p->vq, cqe + got, 3 - got, 60000);
-		if (m <= 0) {
-			fprintf(stderr, "rc_cap: %s round %u: no completion\n",
-				p->addr, i);
-			return -1;
-		}
-	}
-	for (j = 0; j < 3; j++) {
-		if (cqe[j].wr_id != (uint64_t)j + 1 || cqe[j].status) {
-			fprintf(stderr, "rc_cap: %s round %u: cqe %d: wr_id %llu, %s\n",
-				p->addr, i, j,
-				(unsigned long long)cqe[j].wr_id,
-				krc_wc_status_str(cqe[j].status));
-			bad++;
-		}
-	}
-	if (buf[1] != buf[0]) {
-		fprintf(stderr, "rc_cap: %s round %u: READ after WRITE gave %llx\n",
-			p->addr, i, (unsigned long long)buf[1]);
-		bad++;
-	}
+	snprintf(who, sizeof(who), "rc_cap: %s round %u", p->addr, i);
+	bad = round_run(who, p->vq, buf, lkey, p->a, p->k,
+			0xcab0000000000000ULL + i, &faa);
+	if (bad < 0)
+		return bad;
 	if (!p->rounds) {
-		p->base = buf[2];
-	} else if (buf[2] != p->base + p->rounds) {
-		fprintf(stderr, "rc_cap: %s round %u: FAA returned %llu, expected %llu\n",
-			p->addr, i, (unsigned long long)buf[2],
+		p->base = faa;
+	} else if (faa != p->base + p->rounds) {
+		fprintf(stderr, "%s: FAA returned %llu, expected %llu\n", who,
+			(unsigned long long)faa,
 			(unsigned long long)(p->base + p->rounds));
 		bad++;
 	}

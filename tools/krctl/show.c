@@ -489,6 +489,28 @@ static void json_peer(struct json *j, const struct krctl_peer *p)
 	json_object_end(j);
 }
 
+/*
+ * peers and conns: no arguments, a VQ, the peers read. 0, or the failure
+ * reported and its exit status (nothing left open).
+ */
+static int open_peers(struct krctl *k, const char *cmd, struct krc_vq **vq,
+		      struct krctl_peers *peers)
+{
+	int ret;
+
+	if (k->argc)
+		return krctl_usage(k, "%s takes no argument", cmd);
+	ret = krctl_open(k, vq);
+	if (ret)
+		return ret;
+	ret = krctl_peers_get(*vq, peers);
+	if (ret < 0) {
+		ret = krctl_lib_fail(k, *vq, ret, KRCTL_OP_QUERY);
+		krc_vq_close(*vq);
+	}
+	return ret;
+}
+
 int cmd_peers(struct krctl *k)
 {
 	struct krctl_peers peers;
@@ -497,17 +519,9 @@ int cmd_peers(struct krctl *k)
 	unsigned int i, c;
 	int ret;
 
-	if (k->argc)
-		return krctl_usage(k, "peers takes no argument");
-	ret = krctl_open(k, &vq);
+	ret = open_peers(k, "peers", &vq, &peers);
 	if (ret)
 		return ret;
-	ret = krctl_peers_get(vq, &peers);
-	if (ret < 0) {
-		ret = krctl_lib_fail(k, vq, ret, KRCTL_OP_QUERY);
-		krc_vq_close(vq);
-		return ret;
-	}
 	if (k->json_mode) {
 		json_key(&k->json, "peers");
 		json_array_begin(&k->json);
@@ -552,17 +566,9 @@ int cmd_conns(struct krctl *k)
 	struct json *j = &k->json;
 	int ret;
 
-	if (k->argc)
-		return krctl_usage(k, "conns takes no argument");
-	ret = krctl_open(k, &vq);
+	ret = open_peers(k, "conns", &vq, &peers);
 	if (ret)
 		return ret;
-	ret = krctl_peers_get(vq, &peers);
-	if (ret < 0) {
-		ret = krctl_lib_fail(k, vq, ret, KRCTL_OP_QUERY);
-		krc_vq_close(vq);
-		return ret;
-	}
 	if (k->json_mode) {
 		json_key(j, "conns");
 		json_array_begin(j);
