@@ -250,17 +250,19 @@ static void krc_rc_close(struct krc_conn *conn)
 }
 
 /*
- * Ask @conn's peer to close its end; 0 once it did. No answer at all
- * (every repeat lost, or the peer gone) is -ETIMEDOUT: our end is idle,
- * so the caller closes it all the same.
+ * Ask @conn's peer to close its end; 0 once it did. No answer to any of
+ * the hs_retries repeats (the peer gone) is -ETIMEDOUT: our end is idle,
+ * so the caller closes it all the same. Reaching @deadline first is
+ * -EAGAIN: the peer may still use its end, ours stays.
  */
-static int krc_rc_close_handshake(struct krc_conn *conn)
+static int krc_rc_close_handshake(struct krc_conn *conn,
+				  unsigned long deadline)
 {
 	unsigned long rto = msecs_to_jiffies(krc_param_hs_timeout_ms);
 	struct krc_close *cl;
 	struct krc_msg req;
 	int tries, ret = -ETIMEDOUT;
-	long left;
+	long left, wait;
 
 	cl = kzalloc(sizeof(*cl), GFP_KERNEL);
 	if (!cl)
@@ -281,11 +283,16 @@ static int krc_rc_close_handshake(struct krc_conn *conn)
 			ret = -ENODEV;
 			break;
 		}
+		wait = min_t(long, rto, (long)(deadline - jiffies));
+		if (wait <= 0) {
+			ret = -EAGAIN;
+			break;
+		}
 		ret = krc_ctrl_send(conn->peer, &req);
 		if (ret == -ENXIO)
 			break;
 		krc_event(KRC_EV_RC_CLOSE_REQ_SENT);
-		left = wait_for_completion_killable_timeout(&cl->done, rto);
+		left = wait_for_completion_killable_timeout(&cl->done, wait);
 		if (left < 0) {
 			ret = -EINTR;
 			break;
@@ -294,25 +301,26 @@ static int krc_rc_close_handshake(struct krc_conn *conn)
 			ret = cl->status;
 			break;
 		}
-		ret = -ETIMEDOUT;
+		/* A wait the deadline cut short proves no silence. */
+		ret = wait < (long)rto ? -EAGAIN : -ETIMEDOUT;
 		rto = min(rto * 2, msecs_to_jiffies(2000));
 	}
 	spin_lock(&krc_close_lock);
 	list_del(&cl->node);
-	if (ret == -ETIMEDOUT && completion_done(&cl->done))
+	if ((ret == -ETIMEDOUT || ret == -EAGAIN) && completion_done(&cl->done))
 		ret = cl->status;
 	spin_unlock(&krc_close_lock);
 	kfree(cl);
 	return ret;
 }
 
-/* Close one idle connection (not to @except) to free its place. */
-static int krc_rc_evict_one(struct krc_peer *except)
+/* Close one idle connection (not to @except) by @deadline. */
+static int krc_rc_evict_one(struct krc_peer *except, unsigned long deadline)
 {
 	struct krc_conn *conn;
 	int ret, tries;
 
-	for (tries = 0; tries < 4; tries++) {
+	for (tries = 0; tries < 4 && time_before(jiffies, deadline); tries++) {
 		conn = krc_rc_pick_victim(except);
 		if (!conn)
 			return -ENOSPC;
@@ -320,7 +328,7 @@ static int krc_rc_evict_one(struct krc_peer *except)
 		if (!ret && READ_ONCE(conn->sq_head) != READ_ONCE(conn->sq_tail))
 			ret = -EBUSY;
 		if (!ret) {
-			ret = krc_rc_close_handshake(conn);
+			ret = krc_rc_close_handshake(conn, deadline);
 			if (ret == -ETIMEDOUT)	/* silent peer: ours goes */
 				ret = 0;
 		}
@@ -345,16 +353,18 @@ static int krc_rc_evict_one(struct krc_peer *except)
  * A place for one more RC connection to @peer, before its handshake:
  * 0 (the caller then owns the place: krc_rc_counted() or
  * krc_rc_unreserve()), or -ENOSPC. With @may_evict (the peer's first
- * connection), an idle connection of another peer is closed to make room.
+ * connection), an idle connection of another peer is closed to make room,
+ * before @deadline (the caller's connect deadline).
  */
-int krc_rc_reserve(struct krc_peer *peer, bool may_evict)
+int krc_rc_reserve(struct krc_peer *peer, bool may_evict,
+		   unsigned long deadline)
 {
 	int tries;
 
 	for (tries = 0; tries < 4; tries++) {
 		if (krc_rc_take())
 			return 0;
-		if (!may_evict || krc_rc_evict_one(peer))
+		if (!may_evict || krc_rc_evict_one(peer, deadline))
 			break;
 	}
 	krc_event(KRC_EV_RC_CAPPED);
@@ -365,7 +375,8 @@ static void krc_rc_evict_work_fn(struct work_struct *work)
 {
 	if (READ_ONCE(krc_node.up) && READ_ONCE(krc_param_rc_max) &&
 	    atomic_read(&krc_rc_conns) >= READ_ONCE(krc_param_rc_max))
-		krc_rc_evict_one(NULL);
+		krc_rc_evict_one(NULL, jiffies +
+				 msecs_to_jiffies(krc_param_connect_timeout_ms));
 }
 
 /* At the cap, a peer's handshake was refused: make room for its retry. */

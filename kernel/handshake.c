@@ -127,7 +127,7 @@ int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 	if (time_after_eq(jiffies, o->deadline))
 		return -ETIMEDOUT;
 	/* A place under the RC cap; the first one to a peer may evict. */
-	ret = krc_rc_reserve(peer, !READ_ONCE(peer->nconns));
+	ret = krc_rc_reserve(peer, !READ_ONCE(peer->nconns), o->deadline);
 	if (ret)
 		return ret;
 	conn = krc_spare_take(jiffies_to_msecs(o->deadline - jiffies));
@@ -380,7 +380,7 @@ static void krc_hs_on_req(const struct krc_msg *msg)
 		goto out;
 	}
 	/* At the RC cap: refused; an idle one is closed for the retry. */
-	if (krc_rc_reserve(peer, false)) {
+	if (krc_rc_reserve(peer, false, 0)) {
 		krc_rc_evict_async();
 		krc_hs_answer(peer, KRC_MSG_CONNECT_NAK, msg->req_id, NULL,
 			      msg->qpn, ENOSPC);

@@ -556,7 +556,8 @@ void krc_hs_fill(struct krc_msg *msg, u8 type, u64 req_id);
  * (a close handshake with its peer) and its VQs go on over datagrams.
  */
 extern atomic_t krc_rc_conns;
-int krc_rc_reserve(struct krc_peer *peer, bool may_evict);
+int krc_rc_reserve(struct krc_peer *peer, bool may_evict,
+		   unsigned long deadline);
 void krc_rc_unreserve(void);
 void krc_rc_counted(struct krc_conn *conn);
 void krc_rc_uncount(struct krc_conn *conn);
