@@ -430,6 +430,73 @@ static double krc_read8(struct krc_vq *vq, uint64_t *local, uint32_t lkey,
 	return t0;
 }
 
+/* A counter of krcore.ko, or -1. */
+static double krc_counter(const char *name)
+{
+	char path[128];
+	double v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/misc/krcore/counters/%s",
+		 name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lf", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/*
+ * Where the kernel spent an RC first contact's qconnect (counters fc_*,
+ * summed over the qconnects that made a handshake: one per sample, since
+ * krcore is reloaded before each): "rc_parts lookup spare send rtt qp
+ * other", in us.
+ */
+static int print_rc_parts(void)
+{
+	static const char * const part[] = {
+		"fc_lookup_ns", "fc_spare_ns", "fc_send_ns", "fc_rtt_ns",
+		"fc_qp_ns",
+	};
+	double n = krc_counter("fc_connects"), v[5], sum = 0, total;
+	int i;
+
+	total = krc_counter("fc_total_ns");
+	if (n <= 0 || total < 0)
+		return -1;
+	for (i = 0; i < 5; i++) {
+		v[i] = krc_counter(part[i]);
+		if (v[i] < 0)
+			return -1;
+		sum += v[i];
+	}
+	printf("rc_parts");
+	for (i = 0; i < 5; i++)
+		printf(" %.1f", v[i] / n / 1e3);
+	printf(" %.1f\n", (total - sum) / n / 1e3);
+	return 0;
+}
+
+/*
+ * The accepting side of the same (on the serving node, before its
+ * reload): "acc_parts verify qp total", in us, over the REQs it answered
+ * for a node whose card it had to READ; nothing if none.
+ */
+static int run_accepts(void)
+{
+	double n = krc_counter("fc_accepts");
+
+	if (n <= 0)
+		return 0;
+	printf("acc_parts %.1f %.1f %.1f\n",
+	       krc_counter("fc_verify_ns") / n / 1e3,
+	       krc_counter("fc_accept_qp_ns") / n / 1e3,
+	       krc_counter("fc_accept_ns") / n / 1e3);
+	return 0;
+}
+
 static int run_krcore(const char *label, const char *addr, const char *dir)
 {
 	static uint64_t local __attribute__((aligned(64)));
@@ -464,6 +531,11 @@ static int run_krcore(const char *label, const char *addr, const char *dir)
 	}
 	printf("%s %.1f %.1f %.1f %.1f %s\n", label, now_us() - t0, t2 - t1,
 	       qc.elapsed_ns / 1e3, rd, path);
+	if (!dg && print_rc_parts()) {
+		fprintf(stderr, "first_contact: no fc_* counters after %s\n",
+			label);
+		return 1;
+	}
 	return 0;
 }
 
@@ -848,7 +920,7 @@ static int run_latency(const char *addr, const char *dir, int iters)
 /* ---- the report ---- */
 
 #define FC_SERIES	16
-#define FC_VALS		4
+#define FC_VALS		6
 
 struct series {
 	char kind[32];
@@ -928,6 +1000,14 @@ static void piece(const char *name, const char *kind)
 	       q(kind, 0, 0.99));
 }
 
+static void kpiece(const char *name, const char *kind, int k)
+{
+	if (!count(kind))
+		return;
+	printf(" %-38s %8d %11.1f %11.1f\n", name, count(kind), q(kind, k, 0.5),
+	       q(kind, k, 0.99));
+}
+
 /* A line of dashes, as wide as the table. */
 static void rule(void)
 {
@@ -940,7 +1020,7 @@ static void rule(void)
 
 static int run_report(const char *file)
 {
-	double v[FC_VALS], dg, rc, cm, vb, min, lk, ud, rtr, rts;
+	double v[FC_VALS], dg, rc, cm, vb, min, lk, ud, rtr, rts, kmin = 0;
 	const char *dgk;
 	char buf[256], kind[32];
 	FILE *f = fopen(file, "r");
@@ -949,8 +1029,8 @@ static int run_report(const char *file)
 	if (!f)
 		die(file);
 	while (fgets(buf, sizeof(buf), f)) {
-		nv = sscanf(buf, "%31s %lf %lf %lf %lf", kind, &v[0], &v[1],
-			    &v[2], &v[3]);
+		nv = sscanf(buf, "%31s %lf %lf %lf %lf %lf %lf", kind, &v[0],
+			    &v[1], &v[2], &v[3], &v[4], &v[5]);
 		if (nv >= 2)
 			add(kind, v, nv - 1);
 	}
@@ -985,6 +1065,34 @@ static int run_report(const char *file)
 	min = lk + ud + 2 * (rtr + rts);
 	printf(" %-38s %8s %11.1f\n", "minimum: READ + UD RTT + 4 changes", "",
 	       min);
+	if (count("rc_parts")) {
+		rule();
+		printf(" RC first contact in the kernel (counters fc_*), medians:\n");
+		printf(" %-38s %8s %11s %11s\n", "part", "#samples", "median",
+		       "p99");
+		kpiece("MetaServer lookup (READ)", "rc_parts", 0);
+		kpiece("a place and a spare QP", "rc_parts", 1);
+		kpiece("AH + first REQ posted", "rc_parts", 2);
+		kpiece("REQ posted to answer woken", "rc_parts", 3);
+		kpiece(" peer: card check (MetaServer READ)", "acc_parts", 0);
+		kpiece(" peer: its RTR + RTS", "acc_parts", 1);
+		kpiece(" peer: REQ in to REP posted", "acc_parts", 2);
+		kpiece("our RTR + RTS", "rc_parts", 4);
+		kpiece("other (pool pick, locks, ioctl)", "rc_parts", 5);
+		kpiece("kernel qconnect (elapsed_ns)", "rc", 2);
+		/*
+		 * What the exchange itself costs once the peer's own work is
+		 * taken out: the network and both nodes' scheduling.
+		 */
+		kmin = q("rc_parts", 0, 0.5) + q("rc_parts", 3, 0.5) -
+		       q("acc_parts", 2, 0.5) + q("acc_parts", 1, 0.5) +
+		       q("rc_parts", 4, 0.5);
+		printf(" %-38s %8s %11.1f\n",
+		       "minimum, kernel parts: READ + RTT + 4", "", kmin);
+		printf(" (the peer's card check is a second MetaServer READ inside the\n"
+		       " round trip: a node answers a REQ only for the card the\n"
+		       " MetaServer holds, docs/trust-model.md)\n");
+	}
 	rule();
 	dgk = count("dg3") ? "dg3" : "dg1";
 	dg = q(dgk, 0, 0.5);
@@ -1006,6 +1114,9 @@ static int run_report(const char *file)
 	       ratio(q("rc", 2, 0.5), min));
 	printf(" RC first contact qconnect (call) / minimum:         %7.2fx\n",
 	       ratio(q("rc", 1, 0.5), min));
+	if (count("rc_parts") && count("acc_parts"))
+		printf(" RC first contact qconnect (kernel) / kernel parts' minimum: %.2fx\n",
+		       ratio(q("rc", 2, 0.5), kmin));
 	printf(" (rdma_cm connect, new process: rdma_getaddrinfo + rdma_create_ep +\n"
 	       " rdma_connect, device context included; alone: address and route\n"
 	       " resolution + the CM exchange, from the verbs row)\n");
@@ -1041,6 +1152,8 @@ int main(int argc, char **argv)
 		return run_parts(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]));
 	if (argc == 5 && !strcmp(argv[1], "latency"))
 		return run_latency(argv[2], argv[3], atoi(argv[4]));
+	if (argc == 2 && !strcmp(argv[1], "accepts"))
+		return run_accepts();
 	if (argc == 3 && !strcmp(argv[1], "report"))
 		return run_report(argv[2]);
 	fprintf(stderr, "usage: first_contact server DIR ADDR PORT GID_INDEX\n"

@@ -60,7 +60,10 @@ stuck() {
 	dmesg | tail -n 20
 }
 
+# $1: the sample node1 just took; after an RC one, the kernel's parts of
+# accepting it (counters fc_*, before they go with the module).
 server_reload() {
+	[ "$1" = rc ] && "$FC" accepts >>"$DIR/fc.accepts"
 	touch "$DIR/fc.kstop"
 	wait_for 30 '! kill -0 $kserver 2>/dev/null' ||
 		stuck "kserver did not exit" $kserver
@@ -77,10 +80,12 @@ server_reload() {
 # reload POLICY: (node0 anew, if SRELOAD) a new incarnation of krcore on
 # this node, registered with the MetaServer.
 nreq=0
+last=none
 reload() {
 	if [ "$SRELOAD" = 1 ]; then
 		nreq=$((nreq + 1))
-		: >"$DIR/fc.req.$nreq"
+		echo "$last" >"$DIR/fc.req.$nreq.tmp"
+		mv "$DIR/fc.req.$nreq.tmp" "$DIR/fc.req.$nreq"
 		wait_for 120 '[ -e "$DIR/fc.ack.$nreq" ]' ||
 			{ fail "node0 did not reload"; return 1; }
 	fi
@@ -98,6 +103,7 @@ if [ "$KRC_NODE" = 0 ]; then
 		mine=1
 	fi
 	rm -f "$DIR"/fc.*
+	: >"$DIR/fc.accepts"
 	"$FC" server "$DIR" "$META" $PORT "$(gid_index)" >/dev/null &
 	srv=$!
 	kserver_start
@@ -108,7 +114,7 @@ if [ "$KRC_NODE" = 0 ]; then
 	while [ ! -e "$KRC_RUN/barrier.fc_done.1" ]; do
 		if [ -e "$DIR/fc.req.$req" ]; then
 			[ -n "${KRC_BENCH_FC_TRACE:-}" ] && log "reload $req"
-			server_reload
+			server_reload "$(cat "$DIR/fc.req.$req")"
 			: >"$DIR/fc.ack.$req"
 			req=$((req + 1))
 		fi
@@ -146,6 +152,7 @@ else
 				reload "$pol" || break
 				"$FC" krcore "$p" "$META" "$DIR" >>"$OUT" ||
 					fail "krcore sample $p"
+				last=$p
 				;;
 			cm)
 				"$FC" rdmacm "$META" $PORT "$DIR" >>"$OUT" ||
@@ -165,6 +172,7 @@ else
 		fail "protocol pieces"
 	reload 3 && { "$FC" latency "$META" "$DIR" "$READS" >>"$OUT" ||
 		fail "READ latency"; }
+	cat "$DIR/fc.accepts" >>"$OUT" 2>/dev/null
 	"$FC" report "$OUT" | tee "$KRC_RUN/first_contact.out"
 	[ -n "${KRC_BENCH_FC_TRACE:-}" ] &&
 		log "$(krctl counters | grep '^dg_' | tr '\n' ' ')"

@@ -488,7 +488,7 @@ int krc_conn_post_kop(struct krc_conn *conn, struct krc_kop *kop,
 	return ret;
 }
 
-/* RDMA READ @len bytes at @raddr/@rkey into @kop's buffer. */
+/* RDMA READ @len bytes at @raddr/@rkey into @kop's buffer; process context. */
 int krc_conn_read(struct krc_conn *conn, struct krc_kop *kop, u64 raddr,
 		  u32 rkey, u32 len)
 {
@@ -505,9 +505,14 @@ int krc_conn_read(struct krc_conn *conn, struct krc_kop *kop, u64 raddr,
 		.rkey = rkey,
 	};
 
+	int ret;
+
 	if (len > kop->len)
 		return -EINVAL;
-	return krc_conn_post_kop(conn, kop, &wr.wr);
+	ret = krc_conn_post_kop(conn, kop, &wr.wr);
+	if (!ret)
+		krc_send_now();
+	return ret;
 }
 
 /* The initiator repeats its RTU until the peer acknowledges it. */
@@ -583,10 +588,14 @@ struct krc_conn *krc_spare_take(unsigned long timeout_ms)
 {
 	struct krc_conn *conn;
 
-	/* Refill behind us: never on the connect path itself. */
+	/*
+	 * The refill waits for krc_spares_refill() at the end of the
+	 * handshake: a QP made meanwhile would hold the CPU while the
+	 * request and its answer are under way. Unless none is left.
+	 */
 	krc_spare_pop(&conn);
-	queue_work(krc_wq, &krc_spares_work);
 	if (!conn) {
+		queue_work(krc_wq, &krc_spares_work);
 		krc_event(KRC_EV_SPARES_WAITED);
 		wait_event_timeout(krc_spares_wq, krc_spare_pop(&conn),
 				   msecs_to_jiffies(timeout_ms));
@@ -594,6 +603,13 @@ struct krc_conn *krc_spare_take(unsigned long timeout_ms)
 	if (conn)
 		krc_event(KRC_EV_SPARES_TAKEN);
 	return conn;
+}
+
+/* Make spares again, up to spare_qps, in the background. */
+void krc_spares_refill(void)
+{
+	if (READ_ONCE(krc_nspares) < krc_param_spare_qps)
+		queue_work(krc_wq, &krc_spares_work);
 }
 
 void krc_spares_fill(void)

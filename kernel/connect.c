@@ -58,6 +58,24 @@ void krc_connect_kick_rc(struct krc_peer *peer)
 	krc_peer_grow(peer);
 }
 
+/*
+ * Where a qconnect that made a handshake spent its time (krctl counters
+ * fc_*, bench/first_contact.c): the lookup, a place and a spare QP, the
+ * AH and the first post, the round trip to the answer, our two QP state
+ * changes; the rest of @total_ns is other work.
+ */
+static void krc_connect_timed(const struct krc_hs_opts *o, u64 lookup_ns,
+			      u64 total_ns)
+{
+	krc_event(KRC_EV_FC_CONNECTS);
+	krc_event_add(KRC_EV_FC_LOOKUP_NS, lookup_ns);
+	krc_event_add(KRC_EV_FC_SPARE_NS, o->t_spare);
+	krc_event_add(KRC_EV_FC_SEND_NS, o->t_send);
+	krc_event_add(KRC_EV_FC_RTT_NS, o->t_rtt);
+	krc_event_add(KRC_EV_FC_QP_NS, o->t_qp);
+	krc_event_add(KRC_EV_FC_TOTAL_NS, total_ns);
+}
+
 /* Connect over datagrams: the card, then the stream to the peer. */
 static int krc_connect_dgram(struct krc_peer *peer, struct krc_hs_opts *o,
 			     struct krcore_qconnect *qc)
@@ -88,7 +106,7 @@ int krc_connect(const u8 gid[16], unsigned long timeout_ms,
 	struct krc_hs_opts o = {
 		.deadline = jiffies + msecs_to_jiffies(timeout_ms),
 	};
-	u64 start = ktime_get_ns();
+	u64 start = ktime_get_ns(), lookup_ns = 0;
 	struct krc_conn *conn = NULL;
 	struct krc_peer *peer;
 	int ret = 0;
@@ -146,7 +164,9 @@ int krc_connect(const u8 gid[16], unsigned long timeout_ms,
 	if (o.verify_card) {
 		qc->path |= KRCORE_PATH_CACHED;
 	} else {
+		lookup_ns = ktime_get_ns();
 		ret = krc_peer_refresh(peer, &o.reads);
+		lookup_ns = ktime_get_ns() - lookup_ns;
 		if (ret)
 			goto unlock;
 		qc->path |= KRCORE_PATH_LOOKUP;
@@ -162,6 +182,7 @@ int krc_connect(const u8 gid[16], unsigned long timeout_ms,
 	if (!ret) {
 		qc->path |= KRCORE_PATH_HANDSHAKE;
 		atomic64_inc(&peer->handshakes);
+		krc_connect_timed(&o, lookup_ns, ktime_get_ns() - start);
 		krc_peer_grow(peer);
 	}
 unlock:

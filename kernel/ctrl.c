@@ -247,6 +247,7 @@ int krc_ctrl_send(struct krc_peer *peer, const struct krc_msg *msg)
 		krc_ctrl_tx_done(ctrl->cq, &wc);
 		return ret;
 	}
+	krc_send_now();
 	krc_event(KRC_EV_CTRL_TX);
 	return 0;
 }

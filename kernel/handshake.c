@@ -23,6 +23,7 @@
  * both join the pools. A node that reloads says GOODBYE to the nodes it
  * knows, which then drop every connection to its old incarnation.
  */
+#include <linux/ktime.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 
@@ -120,6 +121,7 @@ int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 	bool answered = false, verified = !o->verify_card;
 	int tries = 0, ret = -ETIMEDOUT;
 	long left;
+	u64 t = ktime_get_ns(), sent = 0;
 	struct krc_conn *conn;
 	struct krc_msg req;
 	struct krc_hs *hs;
@@ -136,10 +138,12 @@ int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 		return READ_ONCE(krc_node.up) ? -EAGAIN : -ENODEV;
 	}
 	krc_rc_counted(conn);	/* the place goes with the connection */
+	o->t_spare = ktime_get_ns() - t;
 	hs = kzalloc(sizeof(*hs), GFP_KERNEL);
 	if (!hs) {
 		krc_conn_kill(conn);
 		krc_conn_put(conn);
+		krc_spares_refill();
 		return -ENOMEM;
 	}
 	conn->initiator = true;
@@ -157,9 +161,14 @@ int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 
 	while (tries <= krc_param_hs_retries &&
 	       time_before(jiffies, o->deadline)) {
+		t = ktime_get_ns();
 		ret = krc_ctrl_send(peer, &req);
 		if (ret == -ENXIO)
 			break;
+		if (!sent) {
+			sent = ktime_get_ns();
+			o->t_send = sent - t;
+		}
 		o->attempts++;
 		krc_event(tries++ ? KRC_EV_HS_RETRANSMITS : KRC_EV_HS_REQ_SENT);
 		left = wait_for_completion_killable_timeout(&hs->done,
@@ -205,7 +214,10 @@ int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 	} else {
 		const struct krc_msg *rep = &hs->reply;
 
+		t = ktime_get_ns();
+		o->t_rtt = sent ? t - sent : 0;
 		ret = krc_conn_rtr_rts(conn, &rep->card, rep->qpn, rep->psn);
+		o->t_qp = ktime_get_ns() - t;
 		if (!ret) {
 			krc_conn_set_probe(conn, rep);
 			krc_peer_set_card(peer, &rep->card);
@@ -219,6 +231,7 @@ int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 			krc_event(KRC_EV_HS_CONNECTED);
 			*connp = conn;
 			kfree(hs);
+			krc_spares_refill();
 			return 0;
 		}
 	}
@@ -226,6 +239,7 @@ int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 	/* The peer may hold a HALF_OPEN QP pointing at this one: never reuse. */
 	krc_conn_kill(conn);
 	krc_conn_put(conn);
+	krc_spares_refill();
 	return ret;
 }
 
@@ -283,12 +297,13 @@ static bool krc_hs_card_known(struct krc_peer *peer,
  * reachable MetaServer a first card is taken as it is (docs/trust-model.md).
  */
 static bool krc_hs_card_verified(struct krc_peer *peer,
-				 const struct krcore_card *card)
+				 const struct krcore_card *card, u64 *read_ns)
 {
 	struct krcore_card known, meta;
 	u32 reads = 0;
 	bool valid;
 	int ret;
+	u64 t;
 
 	spin_lock(&peer->lock);
 	valid = peer->card_valid;
@@ -296,7 +311,9 @@ static bool krc_hs_card_verified(struct krc_peer *peer,
 	spin_unlock(&peer->lock);
 	if (valid && !memcmp(&known, card, sizeof(known)))
 		return true;
+	t = ktime_get_ns();
 	ret = krc_meta_lookup(peer->gid, &meta, &reads);
+	*read_ns = ktime_get_ns() - t;
 	if (!ret)
 		return !memcmp(&meta, card, sizeof(meta));
 	return !valid && ret == -EHOSTUNREACH;
@@ -336,6 +353,7 @@ static bool krc_hs_pending_to(const u8 gid[16])
 
 static void krc_hs_on_req(const struct krc_msg *msg)
 {
+	u64 start = ktime_get_ns(), verify_ns = 0, qp_ns;
 	struct krc_peer *peer;
 	struct krc_conn *conn;
 	int ret;
@@ -350,7 +368,7 @@ static void krc_hs_on_req(const struct krc_msg *msg)
 	if (peer->local)
 		goto out;
 	/* The REQ names a QP of the node: news of it, once verified. */
-	if (!krc_hs_card_verified(peer, &msg->card)) {
+	if (!krc_hs_card_verified(peer, &msg->card, &verify_ns)) {
 		krc_event(KRC_EV_HS_UNVERIFIED);
 		pr_warn_ratelimited("krcore: a REQ with a card the MetaServer does not hold, dropped\n");
 		goto out;
@@ -394,7 +412,9 @@ static void krc_hs_on_req(const struct krc_msg *msg)
 		goto out;
 	}
 	krc_rc_counted(conn);
+	qp_ns = ktime_get_ns();
 	ret = krc_conn_rtr_rts(conn, &msg->card, msg->qpn, msg->psn);
+	qp_ns = ktime_get_ns() - qp_ns;
 	if (ret) {
 		krc_hs_answer(peer, KRC_MSG_CONNECT_NAK, msg->req_id, NULL,
 			      msg->qpn, EIO);
@@ -415,11 +435,19 @@ static void krc_hs_on_req(const struct krc_msg *msg)
 	atomic_inc(&krc_hs_half_open);
 	atomic_inc(&peer->half_open);
 	krc_hs_answer(peer, KRC_MSG_CONNECT_REP, msg->req_id, conn, msg->qpn, 0);
+	/* A first contact from that node (its card was verified): timed. */
+	if (verify_ns) {
+		krc_event(KRC_EV_FC_ACCEPTS);
+		krc_event_add(KRC_EV_FC_VERIFY_NS, verify_ns);
+		krc_event_add(KRC_EV_FC_ACCEPT_QP_NS, qp_ns);
+		krc_event_add(KRC_EV_FC_ACCEPT_NS, ktime_get_ns() - start);
+	}
 	/* As long as the initiator may still retry, never longer. */
 	queue_delayed_work(krc_wq, &conn->rtu_work,
 			   msecs_to_jiffies(krc_param_hs_timeout_ms <<
 					    min(krc_param_hs_retries + 2, 12U)));
 out:
+	krc_spares_refill();	/* the REP is out: make up for the spare */
 	krc_peer_put(peer);
 }
 

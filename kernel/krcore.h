@@ -495,6 +495,7 @@ void krc_conn_put(struct krc_conn *conn);
 void krc_conn_kill(struct krc_conn *conn);
 bool krc_conn_usable(struct krc_conn *conn);
 struct krc_conn *krc_spare_take(unsigned long timeout_ms);
+void krc_spares_refill(void);
 void krc_spares_fill(void);
 int krc_spares_count(void);
 int krc_conn_rtr_rts(struct krc_conn *conn, const struct krcore_card *peer,
@@ -542,6 +543,10 @@ struct krc_hs_opts {
 	bool looked_up;			/* out: the card was READ again */
 	bool refreshed;			/* out: ... and had changed */
 	int lookup_error;		/* out: why it could not be READ */
+	/* out, ns: spare QP taken, AH + first REQ posted, first REQ to
+	 * the answer (repeats included), our RTR + RTS
+	 */
+	u64 t_spare, t_send, t_rtt, t_qp;
 };
 
 int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
@@ -586,6 +591,17 @@ struct krc_conn *krc_peer_find_conn(struct krc_peer *peer, u32 qpn,
 				    u32 remote_qpn, u64 remote_incarnation);
 int krc_peer_info(u32 index, struct krcore_peer_info *info);
 int krc_peer_stats(u32 index, struct krcore_peer_stats *st);
+
+/*
+ * rxe hands a kernel QP's posted send to a softirq, which from process
+ * context waits for ksoftirqd: run it now (a no-op for a NIC that rings a
+ * doorbell). Process context, interrupts on.
+ */
+static inline void krc_send_now(void)
+{
+	local_bh_disable();
+	local_bh_enable();
+}
 
 /* Count @n of @what for @peer (which may be NULL: a spare connection). */
 static inline void krc_peer_count(struct krc_peer *peer,

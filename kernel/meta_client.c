@@ -66,12 +66,64 @@ struct krc_meta_client {
 	unsigned int backoff_ms;
 	u64 rpc_seq;
 	struct krc_mt_geom geom;	/* of the table, once known */
+	/*
+	 * The buffer of the last lookup READ, kept for the next one (kop,
+	 * under kop_lock); kop_gen: the start that made it.
+	 */
+	spinlock_t kop_lock;
+	struct krc_kop *kop;
+	u32 kop_gen;
 };
 
 static struct krc_meta_client krc_mc = {
 	.lock = __MUTEX_INITIALIZER(krc_mc.lock),
 	.cur_lock = __SPIN_LOCK_UNLOCKED(krc_mc.cur_lock),
+	.kop_lock = __SPIN_LOCK_UNLOCKED(krc_mc.kop_lock),
 };
+
+#define KRC_MC_LOOKUP_LEN	(KRC_MT_WINDOW * KRC_MT_SLOT_SIZE)
+
+/* A buffer for a lookup READ: the kept one, else a new one. */
+static struct krc_kop *krc_mc_kop_get(void)
+{
+	struct krc_kop *kop;
+
+	spin_lock(&krc_mc.kop_lock);
+	kop = krc_mc.kop;
+	krc_mc.kop = NULL;
+	spin_unlock(&krc_mc.kop_lock);
+	if (!kop) {
+		kop = krc_kop_alloc(krc_node.dev->ibdev, KRC_MC_LOOKUP_LEN,
+				    DMA_FROM_DEVICE);
+		if (kop)
+			kop->seq = READ_ONCE(krc_mc.kop_gen);
+		return kop;
+	}
+	reinit_completion(&kop->done);
+	kop->status = -EINPROGRESS;
+	kop->byte_len = 0;
+	ib_dma_sync_single_for_device(kop->ibdev, kop->dma, kop->len, kop->dir);
+	return kop;
+}
+
+/*
+ * Done with a lookup READ: keep its buffer if the READ completed (no one
+ * else holds it) and it belongs to this start of the client.
+ */
+static void krc_mc_kop_done(struct krc_kop *kop)
+{
+	if (refcount_read(&kop->ref) == 1 && kop->status != -EINPROGRESS) {
+		spin_lock(&krc_mc.kop_lock);
+		if (!krc_mc.kop && !krc_mc.stopping &&
+		    kop->seq == krc_mc.kop_gen) {
+			krc_mc.kop = kop;
+			kop = NULL;
+		}
+		spin_unlock(&krc_mc.kop_lock);
+	}
+	if (kop)
+		krc_kop_put(kop);
+}
 
 static void krc_mc_conn_release(struct kref *ref)
 {
@@ -504,9 +556,7 @@ int krc_meta_lookup(const u8 gid[16], struct krcore_card *card, u32 *reads)
 	for (i = 0; ; i++) {
 		struct krc_kop *kop;
 
-		kop = krc_kop_alloc(krc_node.dev->ibdev,
-				    KRC_MT_WINDOW * KRC_MT_SLOT_SIZE,
-				    DMA_FROM_DEVICE);
+		kop = krc_mc_kop_get();
 		if (!kop) {
 			ret = -ENOMEM;
 			break;
@@ -529,7 +579,7 @@ int krc_meta_lookup(const u8 gid[16], struct krcore_card *card, u32 *reads)
 			krc_mc_schedule_reconnect();
 			ret = -EHOSTUNREACH;
 		}
-		krc_kop_put(kop);
+		krc_mc_kop_done(kop);
 		if (ret == -EAGAIN && ++torn <= KRC_MC_TORN_RETRIES) {
 			krc_event(KRC_EV_META_TORN);
 			continue;
@@ -614,6 +664,9 @@ int krc_meta_start(struct krc_node *node)
 
 	INIT_DELAYED_WORK(&krc_mc.reconnect, krc_mc_reconnect_work);
 	INIT_WORK(&krc_mc.prewarm, krc_mc_prewarm_work);
+	spin_lock(&krc_mc.kop_lock);
+	krc_mc.kop_gen++;	/* no buffer of an earlier start is kept */
+	spin_unlock(&krc_mc.kop_lock);
 	krc_mc.stopping = false;
 	krc_mc.local = false;
 	krc_mc.backoff_ms = 100;
@@ -667,10 +720,18 @@ void krc_meta_stop(struct krc_node *node)
 {
 	struct krc_msg req = { .type = KRC_MSG_META_DEREGISTER }, rep;
 	struct krc_mc_conn *mc;
+	struct krc_kop *kop;
 
 	mutex_lock(&krc_mc.lock);
 	krc_mc.stopping = true;
 	mutex_unlock(&krc_mc.lock);
+	spin_lock(&krc_mc.kop_lock);
+	kop = krc_mc.kop;
+	krc_mc.kop = NULL;
+	krc_mc.kop_gen++;
+	spin_unlock(&krc_mc.kop_lock);
+	if (kop)
+		krc_kop_put(kop);
 	cancel_delayed_work_sync(&krc_mc.reconnect);
 	cancel_work_sync(&krc_mc.prewarm);
 

@@ -147,6 +147,17 @@ static const char * const krc_event_names[KRC_NR_EV] = {
 	[KRC_EV_RC_CLOSE_REQ_SENT] = "rc_close_req_sent",
 	[KRC_EV_RC_CLOSE_REQ_RECV] = "rc_close_req_recv",
 	[KRC_EV_RC_CLOSE_REP_SENT] = "rc_close_rep_sent",
+	[KRC_EV_FC_CONNECTS] = "fc_connects",
+	[KRC_EV_FC_LOOKUP_NS] = "fc_lookup_ns",
+	[KRC_EV_FC_SPARE_NS] = "fc_spare_ns",
+	[KRC_EV_FC_SEND_NS] = "fc_send_ns",
+	[KRC_EV_FC_RTT_NS] = "fc_rtt_ns",
+	[KRC_EV_FC_QP_NS] = "fc_qp_ns",
+	[KRC_EV_FC_TOTAL_NS] = "fc_total_ns",
+	[KRC_EV_FC_ACCEPTS] = "fc_accepts",
+	[KRC_EV_FC_VERIFY_NS] = "fc_verify_ns",
+	[KRC_EV_FC_ACCEPT_QP_NS] = "fc_accept_qp_ns",
+	[KRC_EV_FC_ACCEPT_NS] = "fc_accept_ns",
 };
 
 #define KRC_NR_STATS	(2 * KRC_NR_OBJ + KRC_NR_EV)

@@ -150,6 +150,23 @@ enum krc_event {
 	KRC_EV_RC_CLOSE_REQ_SENT,
 	KRC_EV_RC_CLOSE_REQ_RECV,
 	KRC_EV_RC_CLOSE_REP_SENT,
+	/*
+	 * Where a first contact over RC spends its time (connect.c,
+	 * handshake.c): the sums, in ns, over the qconnects that made a
+	 * handshake themselves (fc_connects), and over the REQs this node
+	 * answered for a node whose card it had to verify (fc_accepts).
+	 */
+	KRC_EV_FC_CONNECTS,
+	KRC_EV_FC_LOOKUP_NS,
+	KRC_EV_FC_SPARE_NS,
+	KRC_EV_FC_SEND_NS,
+	KRC_EV_FC_RTT_NS,
+	KRC_EV_FC_QP_NS,
+	KRC_EV_FC_TOTAL_NS,
+	KRC_EV_FC_ACCEPTS,
+	KRC_EV_FC_VERIFY_NS,
+	KRC_EV_FC_ACCEPT_QP_NS,
+	KRC_EV_FC_ACCEPT_NS,
 	KRC_NR_EV
 };
 
