@@ -5,8 +5,11 @@
  *
  * Receive buffers are posted at start and re-posted after each message;
  * messages are decoded and checked before the handshake sees them, so a
- * malformed or foreign datagram is counted and dropped. Completions run
- * in process context (ib_core's workqueue), one at a time.
+ * malformed or foreign datagram is counted and dropped. Receives complete
+ * in softirq context: the answer to a handshake under way wakes its
+ * waiter there and then; every other message (and every datagram of the
+ * transport) is handed to rx_work, which takes them in order, one at a
+ * time, in process context. Sends complete on ib_core's workqueue.
  */
 #include <linux/ip.h>
 #include <linux/slab.h>
@@ -27,9 +30,19 @@
  */
 #define KRC_CTRL_BUF	(KRC_GRH_LEN + 4096)
 
+/* What rx_work needs of a receive completion it was handed. */
+struct krc_ctrl_rxd {
+	struct list_head node;		/* on krc_ctrl.rx_backlog */
+	u32 byte_len;
+	u32 src_qp;
+	bool has_src;			/* gid is the sender's (ctrl.c) */
+	u8 gid[16];
+};
+
 struct krc_ctrl {
 	struct ib_device *ibdev;
-	struct ib_cq *cq;
+	struct ib_cq *cq;		/* sends (workqueue) */
+	struct ib_cq *rcq;		/* receives (softirq) */
 	struct ib_qp *qp;
 	u32 qkey;
 	spinlock_t tx_lock;		/* tx_free, tx_busy, stopping */
@@ -43,8 +56,12 @@ struct krc_ctrl {
 	atomic_t dg_busy;		/* datagrams of dgram.c posted */
 	spinlock_t dg_lock;		/* posting them (any context) */
 	wait_queue_head_t wq;		/* tx_busy and rx_posted going down */
+	spinlock_t rx_lock;		/* rx_backlog; _bh */
+	struct list_head rx_backlog;	/* of rxd: received, not yet seen */
+	struct work_struct rx_work;
 	/* ctx of every buffer is the ctrl; priv of a tx buffer is its AH */
 	struct krc_msgbuf rx[KRC_CTRL_RX];
+	struct krc_ctrl_rxd rxd[KRC_CTRL_RX];	/* one per rx buffer */
 	struct krc_msgbuf tx[KRC_CTRL_TX];
 };
 
@@ -93,31 +110,92 @@ static bool krc_ctrl_source(const struct ib_wc *wc, const u8 *hdr, u8 gid[16])
 	return true;
 }
 
-/*
- * Every control message carries its sender's card: it must be the card of
- * the node and QP the datagram came from. A process (local or remote)
- * sending from a QP of its own, or a node sending for another, is dropped:
- * only a node's control QP speaks for it.
- */
-static bool krc_ctrl_authentic(const struct ib_wc *wc, const u8 *hdr,
-			       const struct krc_msg *msg)
+static void krc_ctrl_repost(struct krc_ctrl *ctrl, struct krc_msgbuf *b)
 {
-	u8 gid[16];
-
-	return krc_ctrl_source(wc, hdr, gid) &&
-	       !memcmp(gid, msg->card.gid, 16) &&
-	       wc->src_qp == msg->card.ud_qpn;
+	if (!READ_ONCE(ctrl->stopping) && !READ_ONCE(ctrl->recovering) &&
+	    krc_ctrl_post_rx(ctrl, b))
+		pr_warn_ratelimited("krcore: cannot re-post a control receive\n");
 }
 
+/*
+ * Decode and check a control message (not a datagram of the transport)
+ * in @b; 0 and *msg when it may be handed on.
+ */
+static int krc_ctrl_check(struct krc_ctrl *ctrl, struct krc_msgbuf *b,
+			  const struct krc_ctrl_rxd *rxd, struct krc_msg *msg)
+{
+	int ret = -EBADMSG;
+
+	/* A UD receive starts with the 40-byte GRH (or IPv4 header). */
+	if (rxd->byte_len >= KRC_GRH_LEN)
+		ret = krc_msg_decode((u8 *)b->buf + KRC_GRH_LEN,
+				     rxd->byte_len - KRC_GRH_LEN, msg);
+	if (ret) {
+		krc_event(KRC_EV_CTRL_RX_BAD);
+		pr_warn_ratelimited("krcore: malformed control message (%d), dropped\n",
+				    ret);
+		return ret;
+	}
+	/*
+	 * Every control message carries its sender's card: it must be the
+	 * card of the node and QP the datagram came from. A process (local
+	 * or remote) sending from a QP of its own, or a node sending for
+	 * another, is dropped: only a node's control QP speaks for it.
+	 */
+	if (!rxd->has_src || memcmp(rxd->gid, msg->card.gid, 16) ||
+	    rxd->src_qp != msg->card.ud_qpn) {
+		krc_event(KRC_EV_CTRL_RX_SPOOFED);
+		pr_warn_ratelimited("krcore: control message from a QP that is not the one of its card, dropped\n");
+		return -EPERM;
+	}
+	return krc_ctrl_fault_drop(msg) ? -EAGAIN : 0;
+}
+
+/* What the receives handed on, in order; process context. */
+static void krc_ctrl_rx_work(struct work_struct *work)
+{
+	struct krc_ctrl *ctrl = container_of(work, struct krc_ctrl, rx_work);
+	struct krc_ctrl_rxd *rxd;
+	struct krc_msgbuf *b;
+	struct krc_msg msg;
+
+	for (;;) {
+		spin_lock_bh(&ctrl->rx_lock);
+		rxd = list_first_entry_or_null(&ctrl->rx_backlog,
+					       struct krc_ctrl_rxd, node);
+		if (rxd)
+			list_del_init(&rxd->node);
+		spin_unlock_bh(&ctrl->rx_lock);
+		if (!rxd)
+			return;
+		b = &ctrl->rx[rxd - ctrl->rxd];
+		/* The datagram transport of VQs shares the QP (dgram.c). */
+		if (rxd->byte_len >= KRC_GRH_LEN + 4 &&
+		    krc_get_le32((u8 *)b->buf + KRC_GRH_LEN) == KRC_DG_MAGIC) {
+			if (rxd->has_src)
+				krc_dg_recv(rxd->gid, rxd->src_qp,
+					    (u8 *)b->buf + KRC_GRH_LEN,
+					    rxd->byte_len - KRC_GRH_LEN);
+			else
+				krc_event(KRC_EV_DG_RX_SPOOFED);
+		} else if (!krc_msg_decode((u8 *)b->buf + KRC_GRH_LEN,
+					   rxd->byte_len - KRC_GRH_LEN, &msg)) {
+			/* Checked in krc_ctrl_rx_done() already. */
+			krc_hs_recv(&msg);
+		}
+		krc_ctrl_repost(ctrl, b);
+		cond_resched();
+	}
+}
+
+/* A receive completed; softirq context. */
 static void krc_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct krc_msgbuf *b = container_of(wc->wr_cqe, struct krc_msgbuf, cqe);
 	struct krc_ctrl *ctrl = b->ctx;
+	struct krc_ctrl_rxd *rxd = &ctrl->rxd[b - ctrl->rx];
 	struct krc_msg msg;
-	int ret = -EBADMSG;
 
-	if (atomic_dec_and_test(&ctrl->rx_posted))
-		wake_up(&ctrl->wq);
 	if (READ_ONCE(krc_fault_ctrl_reset) > 0 && wc->status == IB_WC_SUCCESS) {
 		WRITE_ONCE(krc_fault_ctrl_reset, krc_fault_ctrl_reset - 1);
 		wc->status = IB_WC_LOC_QP_OP_ERR;
@@ -126,47 +204,42 @@ static void krc_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
 			pr_warn_ratelimited("krcore: control receive: %s, resetting the control QP\n",
 					    ib_wc_status_msg(wc->status));
-			spin_lock(&ctrl->tx_lock);
+			spin_lock_bh(&ctrl->tx_lock);
 			if (!ctrl->stopping && !ctrl->recovering) {
 				ctrl->recovering = true;
 				queue_work(krc_wq, &ctrl->recover_work);
 			}
-			spin_unlock(&ctrl->tx_lock);
+			spin_unlock_bh(&ctrl->tx_lock);
 		}
-		return;
+		goto done;
 	}
 	krc_msgbuf_sync(ctrl->qp, b);
 	krc_event(KRC_EV_CTRL_RX);
-	/* The datagram transport of VQs shares the QP (dgram.c). */
-	if (wc->byte_len >= KRC_GRH_LEN + 4 &&
-	    krc_get_le32((u8 *)b->buf + KRC_GRH_LEN) == KRC_DG_MAGIC) {
-		u8 gid[16];
-
-		if (krc_ctrl_source(wc, b->buf, gid))
-			krc_dg_recv(gid, wc->src_qp, (u8 *)b->buf + KRC_GRH_LEN,
-				    wc->byte_len - KRC_GRH_LEN);
-		else
-			krc_event(KRC_EV_DG_RX_SPOOFED);
-		goto repost;
+	rxd->byte_len = wc->byte_len;
+	rxd->src_qp = wc->src_qp;
+	rxd->has_src = krc_ctrl_source(wc, b->buf, rxd->gid);
+	/*
+	 * A control message is checked here: a bad one is dropped, the
+	 * answer a handshake waits for wakes it now. Everything else (and
+	 * every datagram of the transport) goes on in process context.
+	 */
+	if (!(rxd->byte_len >= KRC_GRH_LEN + 4 &&
+	      krc_get_le32((u8 *)b->buf + KRC_GRH_LEN) == KRC_DG_MAGIC) &&
+	    (krc_ctrl_check(ctrl, b, rxd, &msg) || krc_hs_recv_fast(&msg))) {
+		krc_ctrl_repost(ctrl, b);
+		goto done;
 	}
-	/* A UD receive starts with the 40-byte GRH (or IPv4 header). */
-	if (wc->byte_len >= KRC_GRH_LEN)
-		ret = krc_msg_decode((u8 *)b->buf + KRC_GRH_LEN,
-				     wc->byte_len - KRC_GRH_LEN, &msg);
-	if (ret) {
-		krc_event(KRC_EV_CTRL_RX_BAD);
-		pr_warn_ratelimited("krcore: malformed control message (%d), dropped\n",
-				    ret);
-	} else if (!krc_ctrl_authentic(wc, b->buf, &msg)) {
-		krc_event(KRC_EV_CTRL_RX_SPOOFED);
-		pr_warn_ratelimited("krcore: control message from a QP that is not the one of its card, dropped\n");
-	} else if (!krc_ctrl_fault_drop(&msg)) {
-		krc_hs_recv(&msg);
-	}
-repost:
-	if (!READ_ONCE(ctrl->stopping) && !READ_ONCE(ctrl->recovering) &&
-	    krc_ctrl_post_rx(ctrl, b))
-		pr_warn_ratelimited("krcore: cannot re-post a control receive\n");
+	spin_lock_bh(&ctrl->rx_lock);
+	list_add_tail(&rxd->node, &ctrl->rx_backlog);
+	spin_unlock_bh(&ctrl->rx_lock);
+	queue_work(system_highpri_wq, &ctrl->rx_work);
+done:
+	/*
+	 * Last: whoever waits for the receives to drain (recovery, stop)
+	 * then flushes rx_work knowing nothing more is handed to it.
+	 */
+	if (atomic_dec_and_test(&ctrl->rx_posted))
+		wake_up(&ctrl->wq);
 }
 
 static void krc_ctrl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -179,10 +252,10 @@ static void krc_ctrl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		pr_warn_ratelimited("krcore: control send: %s\n",
 				    ib_wc_status_msg(wc->status));
 	b->priv = NULL;
-	spin_lock(&ctrl->tx_lock);
+	spin_lock_bh(&ctrl->tx_lock);
 	list_add(&b->node, &ctrl->tx_free);
 	ctrl->tx_busy--;
-	spin_unlock(&ctrl->tx_lock);
+	spin_unlock_bh(&ctrl->tx_lock);
 	wake_up(&ctrl->wq);
 	krc_ah_put(ah);
 }
@@ -207,7 +280,7 @@ int krc_ctrl_send(struct krc_peer *peer, const struct krc_msg *msg)
 	if (IS_ERR(ah))
 		return PTR_ERR(ah);
 
-	spin_lock(&ctrl->tx_lock);
+	spin_lock_bh(&ctrl->tx_lock);
 	b = list_first_entry_or_null(&ctrl->tx_free, struct krc_msgbuf, node);
 	if (b && !ctrl->stopping && !ctrl->recovering) {
 		list_del(&b->node);
@@ -215,7 +288,7 @@ int krc_ctrl_send(struct krc_peer *peer, const struct krc_msg *msg)
 	} else {
 		b = NULL;
 	}
-	spin_unlock(&ctrl->tx_lock);
+	spin_unlock_bh(&ctrl->tx_lock);
 	if (!b) {
 		krc_ah_put(ah);
 		krc_event(KRC_EV_CTRL_TX_FULL);
@@ -332,6 +405,8 @@ static void krc_ctrl_recover_work(struct work_struct *work)
 		pr_err("krcore: control QP did not flush, not recovered\n");
 		return;
 	}
+	/* Buffers handed to rx_work come back before all are posted anew. */
+	flush_work(&ctrl->rx_work);
 	attr.qp_state = IB_QPS_RESET;
 	ret = ib_modify_qp(ctrl->qp, &attr, IB_QP_STATE);
 	if (!ret)
@@ -342,9 +417,9 @@ static void krc_ctrl_recover_work(struct work_struct *work)
 		pr_err("krcore: control QP recovery failed: %d\n", ret);
 		return;
 	}
-	spin_lock(&ctrl->tx_lock);
+	spin_lock_bh(&ctrl->tx_lock);
 	ctrl->recovering = false;
-	spin_unlock(&ctrl->tx_lock);
+	spin_unlock_bh(&ctrl->tx_lock);
 	krc_event(KRC_EV_CTRL_RECOVERIES);
 	pr_info("krcore: control QP %u recovered\n", ctrl->qp->qp_num);
 }
@@ -354,15 +429,16 @@ static void krc_ctrl_flush(struct krc_ctrl *ctrl)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
-	spin_lock(&ctrl->tx_lock);
+	spin_lock_bh(&ctrl->tx_lock);
 	ctrl->stopping = true;
-	spin_unlock(&ctrl->tx_lock);
+	spin_unlock_bh(&ctrl->tx_lock);
 	ib_modify_qp(ctrl->qp, &attr, IB_QP_STATE);
 	if (!wait_event_timeout(ctrl->wq, READ_ONCE(ctrl->tx_busy) == 0 &&
 				atomic_read(&ctrl->rx_posted) == 0 &&
 				atomic_read(&ctrl->dg_busy) == 0,
 				msecs_to_jiffies(5000)))
 		pr_err("krcore: control QP did not flush\n");
+	flush_work(&ctrl->rx_work);
 }
 
 static void krc_ctrl_destroy(struct krc_ctrl *ctrl)
@@ -375,6 +451,10 @@ static void krc_ctrl_destroy(struct krc_ctrl *ctrl)
 	}
 	if (ctrl->cq) {
 		ib_free_cq(ctrl->cq);
+		krc_obj_destroyed(KRC_OBJ_CQ);
+	}
+	if (ctrl->rcq) {
+		ib_free_cq(ctrl->rcq);
 		krc_obj_destroyed(KRC_OBJ_CQ);
 	}
 	for (i = 0; i < KRC_CTRL_RX; i++)
@@ -400,13 +480,15 @@ int krc_ctrl_start(struct krc_node *node)
 	ctrl->qkey = krc_param_ctrl_qkey;
 	ctrl->port_num = node->port->port_num;
 	INIT_WORK(&ctrl->recover_work, krc_ctrl_recover_work);
+	INIT_WORK(&ctrl->rx_work, krc_ctrl_rx_work);
+	spin_lock_init(&ctrl->rx_lock);
+	INIT_LIST_HEAD(&ctrl->rx_backlog);
 	spin_lock_init(&ctrl->tx_lock);
 	spin_lock_init(&ctrl->dg_lock);
 	INIT_LIST_HEAD(&ctrl->tx_free);
 	init_waitqueue_head(&ctrl->wq);
 
-	cq = ib_alloc_cq(ibdev, ctrl, KRC_CTRL_RX + KRC_CTRL_TX +
-			 KRC_CTRL_DG_TX + 1, 0,
+	cq = ib_alloc_cq(ibdev, ctrl, KRC_CTRL_TX + KRC_CTRL_DG_TX + 1, 0,
 			 IB_POLL_WORKQUEUE);
 	if (IS_ERR(cq)) {
 		ret = PTR_ERR(cq);
@@ -414,9 +496,16 @@ int krc_ctrl_start(struct krc_node *node)
 	}
 	ctrl->cq = cq;
 	krc_obj_created(KRC_OBJ_CQ);
+	cq = ib_alloc_cq(ibdev, ctrl, KRC_CTRL_RX + 1, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(cq)) {
+		ret = PTR_ERR(cq);
+		goto err;
+	}
+	ctrl->rcq = cq;
+	krc_obj_created(KRC_OBJ_CQ);
 
-	init.send_cq = cq;
-	init.recv_cq = cq;
+	init.send_cq = ctrl->cq;
+	init.recv_cq = ctrl->rcq;
 	init.qp_type = IB_QPT_UD;
 	init.sq_sig_type = IB_SIGNAL_ALL_WR;
 	init.cap.max_send_wr = KRC_CTRL_TX + KRC_CTRL_DG_TX;
@@ -475,9 +564,9 @@ void krc_ctrl_stop(struct krc_node *node)
 	/* Let what is already posted (goodbyes) go out first. */
 	wait_event_timeout(ctrl->wq, READ_ONCE(ctrl->tx_busy) == 0,
 			   msecs_to_jiffies(1000));
-	spin_lock(&ctrl->tx_lock);
+	spin_lock_bh(&ctrl->tx_lock);
 	ctrl->stopping = true;
-	spin_unlock(&ctrl->tx_lock);
+	spin_unlock_bh(&ctrl->tx_lock);
 	cancel_work_sync(&ctrl->recover_work);
 	krc_ctrl_flush(ctrl);
 	node->ctrl = NULL;

@@ -155,9 +155,9 @@ int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 	init_completion(&hs->done);
 	krc_hs_build_req(hs, conn, &req);
 
-	spin_lock(&krc_hs_lock);
+	spin_lock_bh(&krc_hs_lock);
 	list_add(&hs->node, &krc_hs_pending);
-	spin_unlock(&krc_hs_lock);
+	spin_unlock_bh(&krc_hs_lock);
 
 	while (tries <= krc_param_hs_retries &&
 	       time_before(jiffies, o->deadline)) {
@@ -190,20 +190,20 @@ int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 		}
 		verified = true;
 		if (krc_hs_refresh(peer, o) || hs->status == -ESTALE) {
-			spin_lock(&krc_hs_lock);
+			spin_lock_bh(&krc_hs_lock);
 			reinit_completion(&hs->done);
 			hs->status = 0;
-			spin_unlock(&krc_hs_lock);
+			spin_unlock_bh(&krc_hs_lock);
 			krc_hs_build_req(hs, conn, &req);
 			tries = 0;
 		}
 	}
-	spin_lock(&krc_hs_lock);
+	spin_lock_bh(&krc_hs_lock);
 	list_del(&hs->node);
 	/* An answer between the last timeout and the removal counts too. */
 	if (completion_done(&hs->done))
 		answered = true;
-	spin_unlock(&krc_hs_lock);
+	spin_unlock_bh(&krc_hs_lock);
 
 	if (!answered) {
 		krc_event(KRC_EV_HS_TIMEOUTS);
@@ -343,11 +343,11 @@ static bool krc_hs_pending_to(const u8 gid[16])
 	struct krc_hs *hs;
 	bool found = false;
 
-	spin_lock(&krc_hs_lock);
+	spin_lock_bh(&krc_hs_lock);
 	list_for_each_entry(hs, &krc_hs_pending, node)
 		if (!memcmp(hs->peer->gid, gid, 16))
 			found = true;
-	spin_unlock(&krc_hs_lock);
+	spin_unlock_bh(&krc_hs_lock);
 	return found;
 }
 
@@ -451,15 +451,12 @@ out:
 	krc_peer_put(peer);
 }
 
-static void krc_hs_on_reply(const struct krc_msg *msg)
+/* Wake the handshake @msg answers; false if none waits for it. */
+static bool krc_hs_reply_match(const struct krc_msg *msg)
 {
 	struct krc_hs *hs, *found = NULL;
-	struct krc_peer *peer;
-	struct krc_conn *conn;
 
-	krc_event(msg->type == KRC_MSG_CONNECT_REP ? KRC_EV_HS_REP_RECV :
-		  KRC_EV_HS_NAK_RECV);
-	spin_lock(&krc_hs_lock);
+	spin_lock_bh(&krc_hs_lock);
 	list_for_each_entry(hs, &krc_hs_pending, node) {
 		if (hs->req_id == msg->req_id && hs->qpn == msg->peer_qpn &&
 		    !memcmp(hs->peer->gid, msg->card.gid, 16) &&
@@ -476,8 +473,18 @@ static void krc_hs_on_reply(const struct krc_msg *msg)
 			break;
 		}
 	}
-	spin_unlock(&krc_hs_lock);
-	if (found || msg->type != KRC_MSG_CONNECT_REP)
+	spin_unlock_bh(&krc_hs_lock);
+	return found;
+}
+
+static void krc_hs_on_reply(const struct krc_msg *msg)
+{
+	struct krc_peer *peer;
+	struct krc_conn *conn;
+
+	krc_event(msg->type == KRC_MSG_CONNECT_REP ? KRC_EV_HS_REP_RECV :
+		  KRC_EV_HS_NAK_RECV);
+	if (krc_hs_reply_match(msg) || msg->type != KRC_MSG_CONNECT_REP)
 		return;
 
 	/* A repeated REP: the RTU was lost or is late; send it again. */
@@ -563,6 +570,22 @@ static void krc_hs_on_goodbye(const struct krc_msg *msg)
 	krc_peer_put(peer);
 }
 
+/*
+ * A decoded control message, as it arrives (softirq): the answer to a
+ * handshake under way wakes it at once, without the hop to process
+ * context. False: krc_hs_recv() must see it.
+ */
+bool krc_hs_recv_fast(const struct krc_msg *msg)
+{
+	if ((msg->type != KRC_MSG_CONNECT_REP &&
+	     msg->type != KRC_MSG_CONNECT_NAK) || !READ_ONCE(krc_node.up) ||
+	    !krc_hs_reply_match(msg))
+		return false;
+	krc_event(msg->type == KRC_MSG_CONNECT_REP ? KRC_EV_HS_REP_RECV :
+		  KRC_EV_HS_NAK_RECV);
+	return true;
+}
+
 /* A decoded control message; process context, one at a time. */
 void krc_hs_recv(const struct krc_msg *msg)
 {
@@ -618,12 +641,12 @@ void krc_hs_exit(void)
 	struct krc_hs *hs;
 
 	/* Wake every waiter; they clean up after themselves. */
-	spin_lock(&krc_hs_lock);
+	spin_lock_bh(&krc_hs_lock);
 	list_for_each_entry(hs, &krc_hs_pending, node) {
 		if (!completion_done(&hs->done)) {
 			hs->status = -ENODEV;
 			complete(&hs->done);
 		}
 	}
-	spin_unlock(&krc_hs_lock);
+	spin_unlock_bh(&krc_hs_lock);
 }

@@ -552,6 +552,7 @@ struct krc_hs_opts {
 int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 		   struct krc_conn **connp);
 void krc_hs_recv(const struct krc_msg *msg);
+bool krc_hs_recv_fast(const struct krc_msg *msg);
 void krc_hs_fill(struct krc_msg *msg, u8 type, u64 req_id);
 
 /*
