@@ -76,6 +76,9 @@
  * first SRV_SIZE bytes only, so that page is never the MR's last.
  */
 #define SRV_MR_SIZE	(SRV_SIZE + 4096)
+/* The same for the clients' 1 MiB buffers (1 MiB is 256 pages). */
+#define MIB		(1u << 20)
+#define MIB_MR		(MIB + 4096)
 
 static int failures;
 
@@ -303,15 +306,15 @@ static int do_rw(const char *addr, const struct remote *r)
 {
 	static const uint32_t sizes[] = { 8, 64, 4096, 65536, 1 << 20 };
 	struct krc_vq *vq = connect_to(addr);
-	uint8_t *src = xalloc(1 << 20), *dst = xalloc(1 << 20);
+	uint8_t *src = xalloc(MIB_MR), *dst = xalloc(MIB_MR);
 	uint64_t *word = xalloc(4096), id = 1;
 	struct krc_mr ms, md, mw;
 	struct krcore_cqe cqe;
 	struct krcore_wr wr;
 	uint32_t i, s;
 
-	if (krc_reg_mr(vq, src, 1 << 20, KRCORE_ACCESS_LOCAL_WRITE, &ms) < 0 ||
-	    krc_reg_mr(vq, dst, 1 << 20, KRCORE_ACCESS_LOCAL_WRITE, &md) < 0 ||
+	if (krc_reg_mr(vq, src, MIB_MR, KRCORE_ACCESS_LOCAL_WRITE, &ms) < 0 ||
+	    krc_reg_mr(vq, dst, MIB_MR, KRCORE_ACCESS_LOCAL_WRITE, &md) < 0 ||
 	    krc_reg_mr(vq, word, 4096, KRCORE_ACCESS_LOCAL_WRITE, &mw) < 0) {
 		FAIL("reg_mr: %s", krc_errmsg());
 		return 1;
@@ -615,7 +618,7 @@ static int do_flood(const char *addr, const struct remote *r)
 {
 	struct krc_vq *vq[FLOOD_VQS];
 	struct krcore_qconnect qc[FLOOD_VQS];
-	uint8_t *buf = xalloc(1 << 20);
+	uint8_t *buf = xalloc(MIB_MR);
 	struct krcore_wr *wr = calloc(512, sizeof(*wr)), small[64];
 	struct krcore_cqe cqe[64];
 	unsigned long depth = read_param("qp_depth"), share;
@@ -632,7 +635,7 @@ static int do_flood(const char *addr, const struct remote *r)
 			     qc[v].conn_id, qc[0].conn_id);
 	}
 	/* A registration serves every VQ of the process. */
-	if (!wr || krc_reg_mr(vq[0], buf, 1 << 20, KRCORE_ACCESS_LOCAL_WRITE,
+	if (!wr || krc_reg_mr(vq[0], buf, MIB_MR, KRCORE_ACCESS_LOCAL_WRITE,
 			      &mr) < 0)
 		return 1;
 	for (i = 0; i < 512; i++)
@@ -958,14 +961,14 @@ static int do_inflight(const char *addr, const struct remote *r,
 		       const char *dir)
 {
 	struct krc_vq *vq = connect_to(addr);
-	uint8_t *buf = xalloc(1 << 20);
+	uint8_t *buf = xalloc(MIB_MR);
 	struct krcore_cqe cqe[64];
 	struct krcore_wr wr[32];
 	unsigned long posted = 0, done = 0;
 	struct krc_mr mr;
 	int i, n, ready = 0;
 
-	if (krc_reg_mr(vq, buf, 1 << 20, KRCORE_ACCESS_LOCAL_WRITE, &mr) < 0) {
+	if (krc_reg_mr(vq, buf, MIB_MR, KRCORE_ACCESS_LOCAL_WRITE, &mr) < 0) {
 		FAIL("inflight: reg_mr: %s", krc_errmsg());
 		return 1;
 	}
