@@ -215,6 +215,16 @@ $(BUILD)/bin/%: bench/%.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -libverbs -lrdmacm
 
+# The QP state model (common/qp_state.c), plain C with no RDMA library:
+# state_table prints it, its unit test checks it.
+$(BUILD)/bin/state_table: $(BUILD)/obj/bench/state_table.o $(BUILD)/obj/common/qp_state.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/tests/test_qp_state: tests/unit/test_qp_state.c $(BUILD)/obj/common/qp_state.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/include -o $@ $< $(BUILD)/obj/common/qp_state.o -lcmocka
+
 # ABI tests: a library built for the next ABI version (the module must
 # refuse it), and raw users built against frozen old ABI headers (every
 # later module must serve them).
