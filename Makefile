@@ -246,6 +246,13 @@ $(BUILD)/tests/test_qp_state: tests/unit/test_qp_state.c $(BUILD)/obj/common/qp_
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/include -o $@ $< $(BUILD)/obj/common/qp_state.o -lcmocka
 
+# The report's parser and writers under libFuzzer (no file is written).
+$(BUILD)/fuzz/fuzz_krbench_report: tests/fuzz/fuzz_krbench_report.c bench/krbench_report.c \
+		bench/krbench_report.h tools/krctl/json.c tools/krctl/json.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -DKRR_NO_MAIN -Ibench -Itools/krctl -o $@ $< \
+		bench/krbench_report.c tools/krctl/json.c
+
 # ABI tests: a library built for the next ABI version (the module must
 # refuse it), and raw users built against frozen old ABI headers (every
 # later module must serve them).
