@@ -135,7 +135,7 @@ struct krr {
 	struct krr_figure *figs[KRR_MAX_FIGURES];
 	unsigned int nfigs;
 	struct krr_series *series;
-	size_t nseries;
+	size_t nseries, series_cap;
 	struct krr_ratio ratios[KRR_MAX_RATIOS];
 	unsigned int nratios;
 	struct krr_counts c;
@@ -154,11 +154,6 @@ struct krr *krr_new(void)
 
 	if (!r)
 		return NULL;
-	r->series = calloc(KRR_MAX_SERIES, sizeof(*r->series));
-	if (!r->series) {
-		free(r);
-		return NULL;
-	}
 	r->last = SIZE_MAX;
 	return r;
 }
@@ -426,7 +421,17 @@ static struct krr_series *krr_series_of(struct krr *r, unsigned int fig,
 	}
 	if (r->nseries >= KRR_MAX_SERIES)
 		return NULL;
+	if (r->nseries == r->series_cap) {
+		size_t cap = r->series_cap ? r->series_cap * 2 : 64;
+
+		s = realloc(r->series, cap * sizeof(*s));
+		if (!s)
+			return NULL;
+		r->series = s;
+		r->series_cap = cap;
+	}
 	s = &r->series[r->nseries];
+	memset(s, 0, sizeof(*s));
 	s->fig = fig;
 	s->method = m;
 	s->x = x;
@@ -496,7 +501,7 @@ static void krr_line_s(struct krr *r, struct krr_line *l)
 	s = krr_series_of(r, krr_fig_index(r, fg), (unsigned int)m,
 			  (unsigned int)x);
 	if (!s) {
-		krr_problem(r, l, "S: too many series", true);
+		krr_problem(r, l, "S: too many series, or no memory", true);
 		return;
 	}
 	if (s->n == s->cap) {
