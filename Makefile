@@ -215,6 +215,44 @@ $(BUILD)/bin/%: bench/%.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -libverbs -lrdmacm
 
+# The benchmarks' reporting side, plain C with no RDMA library:
+# krbench_report (sample lines to a summary, JSON with krctl's writer, data
+# and gnuplot scripts) and state_table (the QP state model of
+# common/qp_state.c). krbench_report-lib.o is it without main(), for its
+# unit test.
+KRR_OBJS := $(BUILD)/obj/bench/krbench_report.o $(BUILD)/obj/tools/krctl/json.o
+$(BUILD)/obj/bench/krbench_report.o $(BUILD)/obj/bench/krbench_report-lib.o: \
+	CPPFLAGS += -Itools/krctl
+
+$(BUILD)/obj/bench/krbench_report-lib.o: bench/krbench_report.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DKRR_NO_MAIN -c $< -o $@
+
+$(BUILD)/bin/krbench_report: $(KRR_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(KRR_OBJS)
+
+$(BUILD)/bin/state_table: $(BUILD)/obj/bench/state_table.o $(BUILD)/obj/common/qp_state.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/tests/test_krbench_report: tests/unit/test_krbench_report.c \
+		$(BUILD)/obj/bench/krbench_report-lib.o $(BUILD)/obj/tools/krctl/json.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/include -Ibench -o $@ $< \
+		$(BUILD)/obj/bench/krbench_report-lib.o $(BUILD)/obj/tools/krctl/json.o -lcmocka
+
+$(BUILD)/tests/test_qp_state: tests/unit/test_qp_state.c $(BUILD)/obj/common/qp_state.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/include -o $@ $< $(BUILD)/obj/common/qp_state.o -lcmocka
+
+# The report's parser and writers under libFuzzer (no file is written).
+$(BUILD)/fuzz/fuzz_krbench_report: tests/fuzz/fuzz_krbench_report.c bench/krbench_report.c \
+		bench/krbench_report.h tools/krctl/json.c tools/krctl/json.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -DKRR_NO_MAIN -Ibench -Itools/krctl -o $@ $< \
+		bench/krbench_report.c tools/krctl/json.c
+
 # ABI tests: a library built for the next ABI version (the module must
 # refuse it), and raw users built against frozen old ABI headers (every
 # later module must serve them).

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Install every Debian package krcore needs to build, test and benchmark,
-# and to build, lint and test its Debian packages (make deb, tests/pkg).
+# and to build, lint and test its Debian packages (make deb, tests/pkg);
+# gnuplot-nox draws the benchmark plots (bench/plot.sh).
 # Idempotent: packages already present are skipped by apt-get.
 set -eu
 
@@ -10,7 +11,7 @@ PKGS="build-essential pkg-config kmod cpio \
 	librdmacm-dev rdmacm-utils perftest busybox-static vde2 iproute2 \
 	libcmocka-dev clang linux-source \
 	bc bison flex libelf-dev libssl-dev xz-utils \
-	dpkg-dev debhelper dh-dkms dkms lintian mandoc udev"
+	dpkg-dev debhelper dh-dkms dkms lintian mandoc udev gnuplot-nox"
 
 missing=""
 for p in $PKGS; do
