@@ -59,6 +59,8 @@ struct krc_ctrl {
 	spinlock_t rx_lock;		/* rx_backlog; _bh */
 	struct list_head rx_backlog;	/* of rxd: received, not yet seen */
 	struct work_struct rx_work;
+	/* rx_work's: high priority, and may be flushed from krc_wq */
+	struct workqueue_struct *rx_wq;
 	/* ctx of every buffer is the ctrl; priv of a tx buffer is its AH */
 	struct krc_msgbuf rx[KRC_CTRL_RX];
 	struct krc_ctrl_rxd rxd[KRC_CTRL_RX];	/* one per rx buffer */
@@ -232,7 +234,7 @@ static void krc_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_lock_bh(&ctrl->rx_lock);
 	list_add_tail(&rxd->node, &ctrl->rx_backlog);
 	spin_unlock_bh(&ctrl->rx_lock);
-	queue_work(system_highpri_wq, &ctrl->rx_work);
+	queue_work(ctrl->rx_wq, &ctrl->rx_work);
 done:
 	/*
 	 * Last: whoever waits for the receives to drain (recovery, stop)
@@ -457,6 +459,8 @@ static void krc_ctrl_destroy(struct krc_ctrl *ctrl)
 		ib_free_cq(ctrl->rcq);
 		krc_obj_destroyed(KRC_OBJ_CQ);
 	}
+	if (ctrl->rx_wq)
+		destroy_workqueue(ctrl->rx_wq);
 	for (i = 0; i < KRC_CTRL_RX; i++)
 		krc_msgbuf_free(ctrl->ibdev, &ctrl->rx[i]);
 	for (i = 0; i < KRC_CTRL_TX; i++)
@@ -487,6 +491,12 @@ int krc_ctrl_start(struct krc_node *node)
 	spin_lock_init(&ctrl->dg_lock);
 	INIT_LIST_HEAD(&ctrl->tx_free);
 	init_waitqueue_head(&ctrl->wq);
+	ctrl->rx_wq = alloc_workqueue("krcore_ctrl_rx",
+				      WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	if (!ctrl->rx_wq) {
+		ret = -ENOMEM;
+		goto err;
+	}
 
 	cq = ib_alloc_cq(ibdev, ctrl, KRC_CTRL_TX + KRC_CTRL_DG_TX + 1, 0,
 			 IB_POLL_WORKQUEUE);
