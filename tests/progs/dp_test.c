@@ -77,7 +77,7 @@
  */
 #define SRV_MR_SIZE	(SRV_SIZE + 4096)
 /* The same for the clients' 1 MiB buffers (1 MiB is 256 pages). */
-#define MIB		(1u << 20)
+#define MIB		(1024u * 1024u)
 #define MIB_MR		(MIB + 4096)
 
 static int failures;
