@@ -496,12 +496,48 @@ static int krc_kvs_pick_empty(const struct krc_kvs_view *v)
 }
 
 /*
+ * Empty the slot at @off, seen holding a copy of @key as @seen. If it
+ * changed meanwhile (another client updated that copy), empty it still,
+ * as long as it holds a block of @key: 1 emptied, 0 not (empty already, or
+ * another key's now), or a backend error.
+ */
+static int krc_kvs_clear(struct krc_kvs *c, u64 off, u64 seen,
+			 const void *key, u32 klen)
+{
+	u8 blk[KRC_KVS_BLOCK_MAX];
+	const u8 *bk, *bv;
+	u32 size, bkl, bvl;
+	u64 old, boff;
+	int i, ret;
+
+	for (i = 0; i < KRC_KVS_CAS_RETRIES; i++) {
+		ret = krc_kvs_cas(c, off, seen, 0, &old);
+		if (ret)
+			return ret;
+		if (old == seen)
+			return 1;
+		if (!old || krc_kvs_slot_block(&c->g, old, &boff, &size))
+			return 0;
+		ret = krc_kvs_read(c, boff, blk, size);
+		if (ret)
+			return ret;
+		if (krc_kvs_block_decode(&c->g, blk, size, &bk, &bkl, &bv,
+					 &bvl) || bkl != klen ||
+		    memcmp(bk, key, klen))
+			return 0;
+		seen = old;
+	}
+	return 0;
+}
+
+/*
  * After our slot @mine (value @mval) was published: another client may
  * have inserted the same key into another empty slot at the same time.
  * READ the buckets again; of all copies the one at the lowest offset
  * stays. A client seeing a copy below its own removes its own (its insert
  * failed: -EEXIST); seeing copies above its own, it removes them. Of two
- * racing inserts, the later one's view sees both copies. Inconsistent
+ * racing inserts, the later one's view sees both copies. A copy updated
+ * in between is removed all the same (krc_kvs_clear). Inconsistent
  * candidates are not copies (the insert has happened already).
  */
 static int krc_kvs_dedupe(struct krc_kvs *c, struct krc_kvs_view *v,
@@ -509,7 +545,6 @@ static int krc_kvs_dedupe(struct krc_kvs *c, struct krc_kvs_view *v,
 {
 	struct krc_kvs_hit hit;
 	u32 from = 0;
-	u64 old;
 	int ret;
 
 	/* our slot is published: a failed check READ fails nothing */
@@ -525,17 +560,17 @@ static int krc_kvs_dedupe(struct krc_kvs *c, struct krc_kvs_view *v,
 		if (ret)
 			return 0;
 		if (v->off[hit.idx] < mine) {
-			ret = krc_kvs_cas(c, mine, mval, 0, &old);
-			if (ret)
+			ret = krc_kvs_clear(c, mine, mval, key, klen);
+			if (ret < 0)
 				return ret;
-			c->st.dups_removed++;
+			c->st.dups_removed += ret;
 			return -EEXIST;
 		}
-		ret = krc_kvs_cas(c, v->off[hit.idx], v->val[hit.idx], 0, &old);
-		if (ret)
+		ret = krc_kvs_clear(c, v->off[hit.idx], v->val[hit.idx], key,
+				    klen);
+		if (ret < 0)
 			return ret;
-		if (old == v->val[hit.idx])
-			c->st.dups_removed++;
+		c->st.dups_removed += ret;
 		from = hit.idx + 1;
 	}
 }

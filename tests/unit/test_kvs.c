@@ -719,6 +719,7 @@ static void test_race_insert(void **state)
 struct dup {
 	struct region *r;
 	int lower;
+	int update_mine;	/* A's copy is updated before A empties it */
 	u64 placed;
 };
 
@@ -731,7 +732,19 @@ static void b_copy_elsewhere(struct port *p, u64 off)
 	u64 best = 0, cand, blk_off;
 	u32 i, j, size;
 
-	if (p->hook_calls++)
+	if (p->hook_calls++ == 1 && d->update_mine) {
+		/*
+		 * A's second CAS empties its own copy: a third client has
+		 * just updated that copy (a new block in log area 2).
+		 */
+		blk_off = r->g.logs_off + 2ULL * r->g.log_size;
+		krc_kvs_locate(&r->g, "dup", 3, &loc);
+		size = krc_kvs_block_encode(&r->g, "dup", 3, "sea", 3, 2, blk);
+		memcpy(r->mem + blk_off, blk, size);
+		*word(r, off) = krc_kvs_slot_pack(loc.fp, size, blk_off);
+		return;
+	}
+	if (p->hook_calls > 1)
 		return;
 	krc_kvs_locate(&r->g, "dup", 3, &loc);
 	for (i = 0; i < 2; i++) {
@@ -761,12 +774,13 @@ static void test_race_duplicate(void **state)
 {
 	int lower;
 
-	for (lower = 0; lower < 2; lower++) {
+	for (lower = 0; lower < 3; lower++) {
 		struct region r;
 		struct port pa;
 		struct krc_kvs a;
 		struct krc_kvs_loc loc;
-		struct dup d = { .r = &r, .lower = lower };
+		struct dup d = { .r = &r, .lower = lower > 0,
+				 .update_mine = lower == 2 };
 		u64 seed = 0x6b76730001ULL;
 
 		/* a seed that puts "dup" on a right side, groups apart */
@@ -791,7 +805,14 @@ static void test_race_duplicate(void **state)
 		client_open(&a, &pa, &r);
 		pa.cas_hook = b_copy_elsewhere;
 		pa.hook_arg = &d;
-		if (lower) {
+		if (d.update_mine) {
+			/* A's own copy changed: A empties it all the same */
+			assert_int_equal(krc_kvs_insert(&a, "dup", 3, "ay", 2),
+					 -EEXIST);
+			assert_int_equal(a.st.cas_failed, 1);
+			check_value(&a, "dup", 3, "bee", 3);
+			assert_int_equal(slot_of(&r, "dup", 3), d.placed);
+		} else if (lower) {
 			/* B's copy is the lower one: A removes its own */
 			assert_int_equal(krc_kvs_insert(&a, "dup", 3, "ay", 2),
 					 -EEXIST);
