@@ -39,7 +39,11 @@ KRCTL_SRCS  := $(wildcard tools/krctl/*.c)
 KRCTL_OBJS  := $(KRCTL_SRCS:%.c=$(BUILD)/obj/%.o)
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
-BENCH_SRCS  := $(wildcard bench/*.c)
+# The key-value store demo (bench/kvs_demo.c) is one program of three
+# files and the table of common/kvs.c, which is not part of libkrcore.
+KVS_BACKENDS := bench/kvs_krcore.c bench/kvs_verbs.c
+KVS_OBJS    := $(BUILD)/obj/common/kvs.o
+BENCH_SRCS  := $(filter-out $(KVS_BACKENDS),$(wildcard bench/*.c))
 BENCH_BINS  := $(BENCH_SRCS:bench/%.c=$(BUILD)/bin/%)
 EXAMPLES    := $(BUILD)/bin/krc_example
 PROG_SRCS   := $(wildcard tests/progs/*.c)
@@ -99,6 +103,12 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/include -o $@ $< $(BUILD)/lib/libkrcore.a -lcmocka
 
+# The key-value store's table, which is not in the library.
+$(BUILD)/tests/test_kvs: tests/unit/test_kvs.c $(KVS_OBJS) $(BUILD)/lib/libkrcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/include -o $@ $< $(KVS_OBJS) \
+		$(BUILD)/lib/libkrcore.a -lcmocka
+
 # krctl's parts with no main(): its JSON writer, its samples and rates.
 $(BUILD)/tests/test_krctl_%: tests/unit/test_krctl_%.c $(BUILD)/obj/tools/krctl/json.o \
 		$(BUILD)/obj/tools/krctl/sample.o $(BUILD)/lib/libkrcore.a
@@ -113,7 +123,8 @@ FUZZ_CC     ?= clang
 FUZZ_FLAGS  := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -fno-sanitize-recover=undefined -Iinclude -Iinclude/uapi -Icommon \
 	       -Itests/include -D_GNU_SOURCE
-FUZZ_COMMON := common/card.c common/dgram.c common/proto.c common/wr_check.c
+FUZZ_COMMON := common/card.c common/dgram.c common/proto.c common/wr_check.c \
+	       common/hash.c common/kvs.c
 FUZZ_BINS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 fuzz: $(FUZZ_BINS)
@@ -252,6 +263,13 @@ $(BUILD)/fuzz/fuzz_krbench_report: tests/fuzz/fuzz_krbench_report.c bench/krbenc
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -DKRR_NO_MAIN -Ibench -Itools/krctl -o $@ $< \
 		bench/krbench_report.c tools/krctl/json.c
+
+# The key-value store demo: the table, a krcore and a verbs backend.
+$(BUILD)/bin/kvs_demo: bench/kvs_demo.c $(KVS_BACKENDS:%.c=$(BUILD)/obj/%.o) $(KVS_OBJS) \
+		$(BUILD)/lib/libkrcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(KVS_BACKENDS:%.c=$(BUILD)/obj/%.o) \
+		$(KVS_OBJS) $(BUILD)/lib/libkrcore.a -libverbs -lrdmacm
 
 # ABI tests: a library built for the next ABI version (the module must
 # refuse it), and raw users built against frozen old ABI headers (every
