@@ -197,6 +197,7 @@ enum krc_conn_state {
 struct krc_conn {
 	struct kref ref;
 	struct list_head node;		/* on spares or peer->conns */
+	struct list_head drop_node;	/* krc_peer_forget_incarnation's */
 	struct krc_peer *peer;		/* holds a reference once attached */
 	struct ib_qp *qp;
 	struct ib_cq *cq;		/* send and receive completions */

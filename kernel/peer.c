@@ -233,11 +233,17 @@ void krc_peer_forget_incarnation(struct krc_peer *peer, u64 incarnation)
 	struct krc_conn *conn, *tmp;
 	LIST_HEAD(dead);
 
+	/*
+	 * Off the pool under the lock, onto a list of our own through
+	 * another link: krc_peer_detach() (recovery, expiry, the RC cap)
+	 * then finds them gone, and the pool's reference is ours alone.
+	 */
 	spin_lock(&peer->lock);
 	list_for_each_entry_safe(conn, tmp, &peer->conns, node) {
 		if (incarnation && conn->remote_incarnation != incarnation)
 			continue;
-		list_move(&conn->node, &dead);
+		list_del_init(&conn->node);
+		list_add_tail(&conn->drop_node, &dead);
 		peer->nconns--;
 	}
 	if (peer->card_valid && (!incarnation ||
@@ -245,8 +251,8 @@ void krc_peer_forget_incarnation(struct krc_peer *peer, u64 incarnation)
 		peer->card_valid = false;
 	spin_unlock(&peer->lock);
 
-	list_for_each_entry_safe(conn, tmp, &dead, node) {
-		list_del_init(&conn->node);
+	list_for_each_entry_safe(conn, tmp, &dead, drop_node) {
+		list_del(&conn->drop_node);
 		krc_rc_uncount(conn);
 		krc_conn_set_error(conn);
 		/* VQs on it: recovery moves them and their requests. */
