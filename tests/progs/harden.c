@@ -160,9 +160,17 @@ static struct krc_vq *open_connected(const char *addr, uint32_t port,
 	return vq;
 }
 
+/*
+ * Buffers of a multiple of 256 pages are registered one page larger
+ * (MR_LEN): rxe in Linux 6.1 (rxe_mr_copy) reads one pointer past the
+ * page map of such an MR when an access ends at its last page (KASAN on
+ * the debug kernel). alloc_buf() maps that page too.
+ */
+#define MR_LEN(n)	((n) + 4096)
+
 static void *alloc_buf(size_t len)
 {
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	void *p = mmap(NULL, MR_LEN(len), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED) {
@@ -435,7 +443,7 @@ static int do_breakself(const char *self)
 	vq = open_connected(self, 0, &qc);
 	buf = alloc_buf(MB);
 	memset(buf + MB / 2, 0x5a, MB / 2);
-	if (krc_reg_mr(vq, buf, MB, KRCORE_ACCESS_LOCAL_WRITE |
+	if (krc_reg_mr(vq, buf, MR_LEN(MB), KRCORE_ACCESS_LOCAL_WRITE |
 		       KRCORE_ACCESS_REMOTE_READ, &mr))
 		die("reg_mr");
 	for (i = 0; i < 8; i++)
@@ -606,7 +614,7 @@ static int do_devgone(const char *self, const char *dir)
 
 	vq = open_connected(self, 0, &qc);
 	buf = alloc_buf(MB);
-	if (krc_reg_mr(vq, buf, MB, KRCORE_ACCESS_LOCAL_WRITE |
+	if (krc_reg_mr(vq, buf, MR_LEN(MB), KRCORE_ACCESS_LOCAL_WRITE |
 		       KRCORE_ACCESS_REMOTE_READ, &mr))
 		die("reg_mr");
 	for (i = 0; i < 4; i++)
@@ -676,7 +684,7 @@ static int do_devgone(const char *self, const char *dir)
 	if (!vq) {
 		FAIL("no qconnect after the device came back: %s", krc_errmsg());
 	} else {
-		if (krc_reg_mr(vq, buf, MB, KRCORE_ACCESS_LOCAL_WRITE |
+		if (krc_reg_mr(vq, buf, MR_LEN(MB), KRCORE_ACCESS_LOCAL_WRITE |
 			       KRCORE_ACCESS_REMOTE_READ, &mr) ||
 		    krc_read_sync(vq, buf, mr.lkey, 64, (uintptr_t)buf + MB / 2,
 				  mr.rkey, 5000))
@@ -760,7 +768,7 @@ static int do_share(const char *peer, const char *info, uint32_t expect)
 	read_info(info, &raddr, &rkey);
 	vq = open_connected(peer, 0, NULL);
 	buf = alloc_buf(32 * 64 * KB);
-	if (krc_reg_mr(vq, buf, 32 * 64 * KB, KRCORE_ACCESS_LOCAL_WRITE, &mr))
+	if (krc_reg_mr(vq, buf, MR_LEN(32 * 64 * KB), KRCORE_ACCESS_LOCAL_WRITE, &mr))
 		die("reg_mr");
 	for (i = 0; i < 32; i++)
 		fill_rw(&w[i], KRCORE_WR_READ, buf + i * 64 * KB, 64 * KB,
@@ -794,7 +802,7 @@ static int do_bytes(const char *peer, const char *info)
 	read_info(info, &raddr, &rkey);
 	vq = open_connected(peer, 0, NULL);
 	buf = alloc_buf(2 * MB);
-	if (krc_reg_mr(vq, buf, 2 * MB, KRCORE_ACCESS_LOCAL_WRITE, &mr))
+	if (krc_reg_mr(vq, buf, MR_LEN(2 * MB), KRCORE_ACCESS_LOCAL_WRITE, &mr))
 		die("reg_mr");
 	for (i = 0; i < 4; i++)
 		fill_rw(&w[i], KRCORE_WR_READ, buf + i * 512 * KB, 512 * KB,
@@ -870,8 +878,8 @@ static int do_deep(const char *peer, const char *info, int n, int kb)
 	read_info(info, &raddr, &rkey);
 	vq = open_connected(peer, 0, NULL);
 	buf = alloc_buf((size_t)16 * kb * KB);
-	if (krc_reg_mr(vq, buf, (size_t)16 * kb * KB, KRCORE_ACCESS_LOCAL_WRITE,
-		       &mr))
+	if (krc_reg_mr(vq, buf, MR_LEN((size_t)16 * kb * KB),
+		       KRCORE_ACCESS_LOCAL_WRITE, &mr))
 		die("reg_mr");
 	t0 = now_ms();
 	while (done < n) {
