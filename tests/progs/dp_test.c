@@ -1087,7 +1087,7 @@ static int do_qpfull(const char *addr, const struct remote *r)
 	struct krcore_wr wr[64];
 	struct krcore_cqe c[64];
 	const struct krcore_qpush *res;
-	uint8_t *buf = xalloc(QPF_LEN);
+	uint8_t *buf = xalloc(QPF_LEN + 4096);
 	struct krc_mr mr;
 
 	if (nvq < 2 || nvq > 16 || share > 64 || depth % share) {
@@ -1101,7 +1101,7 @@ static int do_qpfull(const char *addr, const struct remote *r)
 			FAIL("qpfull: VQ %d on connection %u, not %u", v,
 			     qc[v].conn_id, qc[0].conn_id);
 	}
-	if (krc_reg_mr(vq[0], buf, QPF_LEN, KRCORE_ACCESS_LOCAL_WRITE, &mr) < 0)
+	if (krc_reg_mr(vq[0], buf, QPF_LEN + 4096, KRCORE_ACCESS_LOCAL_WRITE, &mr) < 0)
 		return 1;
 	for (i = 0; i < 64; i++)
 		fill(&wr[i], KRCORE_WR_READ, buf, mr.lkey, QPF_LEN, r->addr,
