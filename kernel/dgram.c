@@ -410,9 +410,7 @@ int krc_dg_push(struct krc_vq *vq, const u16 *slots, int n, u32 *reason)
 	atomic64_add(n, &tx->requests);
 	krc_dg_pump(tx);
 	spin_unlock_irqrestore(&tx->lock, flags);
-	/* rxe: send now, not at the next softirq (as send.c does). */
-	local_bh_disable();
-	local_bh_enable();
+	krc_send_now();
 	return n;
 }
 
@@ -560,8 +558,7 @@ static void krc_dg_done_work(struct work_struct *work)
 		if (!tx->failing)
 			krc_dg_pump(tx);
 		spin_unlock_irqrestore(&tx->lock, flags);
-		local_bh_disable();
-		local_bh_enable();
+		krc_send_now();
 	}
 	krc_dg_complete_failed(tx);
 	krc_peer_put(tx->peer);
@@ -659,8 +656,7 @@ static void krc_dg_rto_work(struct work_struct *work)
 		krc_dg_arm(tx);
 	}
 	spin_unlock_irqrestore(&tx->lock, flags);
-	local_bh_disable();
-	local_bh_enable();
+	krc_send_now();
 	if (kick) {
 		krc_dg_kick_done(tx);
 		krc_peer_suspect(tx->peer);
@@ -716,8 +712,7 @@ static void krc_dg_on_rep(struct krc_peer *peer, const struct krc_dg_hdr *h,
 	if (h->flags & KRC_DG_F_NAK) {
 		krc_dg_on_nak(tx, h);
 		spin_unlock_irqrestore(&tx->lock, flags);
-		local_bh_disable();
-		local_bh_enable();
+		krc_send_now();
 		return;
 	}
 	i = h->seq % KRC_DG_W;
@@ -1013,7 +1008,7 @@ static void krc_dg_exec_done(struct krc_kop *kop)
 	}
 	spin_unlock_irqrestore(&rx->lock, flags);
 	/*
-	 * No local_bh_enable() here: this runs in the executor CQ's handler
+	 * No krc_send_now() here: this runs in the executor CQ's handler
 	 * with its lock held and interrupts off; the replies go out at the
 	 * next softirq (this one, mostly).
 	 */
@@ -1119,9 +1114,7 @@ static u32 krc_dg_exec(struct krc_dg_rx *rx, u32 i, const struct krc_dg_hdr *h)
 		return KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN;
 	}
 	krc_event(KRC_EV_DG_EXECUTED);
-	/* rxe: run the executor's requester now. */
-	local_bh_disable();
-	local_bh_enable();
+	krc_send_now();
 	return 0;
 }
 
@@ -1244,8 +1237,7 @@ ready:
 	r->state = KRC_DG_R_READY;
 	krc_dg_retire(rx);
 	spin_unlock_irqrestore(&rx->lock, flags);
-	local_bh_disable();
-	local_bh_enable();
+	krc_send_now();
 }
 
 static void krc_dg_on_req(struct krc_peer *peer, u32 src_qp,
@@ -1315,8 +1307,7 @@ static void krc_dg_on_req(struct krc_peer *peer, u32 src_qp,
 					    rx->ent[rx->retire % KRC_DG_W].state,
 					    rx->expected);
 		spin_unlock_irqrestore(&rx->lock, flags);
-		local_bh_disable();
-		local_bh_enable();
+		krc_send_now();
 		return;
 	case KRC_DG_SEQ_AHEAD:
 		/* One lost: ask for it again now, once per gap. */
@@ -1327,8 +1318,7 @@ static void krc_dg_on_req(struct krc_peer *peer, u32 src_qp,
 			krc_dg_nak(rx, h->opcode);
 		}
 		spin_unlock_irqrestore(&rx->lock, flags);
-		local_bh_disable();
-		local_bh_enable();
+		krc_send_now();
 		return;
 	default:
 		spin_unlock_irqrestore(&rx->lock, flags);
@@ -1355,8 +1345,7 @@ static void krc_dg_on_req(struct krc_peer *peer, u32 src_qp,
 		rx->expected++;
 		krc_dg_retire(rx);
 		spin_unlock_irqrestore(&rx->lock, flags);
-		local_bh_disable();
-		local_bh_enable();
+		krc_send_now();
 		return;
 	}
 	spin_unlock_irqrestore(&rx->lock, flags);

@@ -595,9 +595,9 @@ int krc_peer_info(u32 index, struct krcore_peer_info *info);
 int krc_peer_stats(u32 index, struct krcore_peer_stats *st);
 
 /*
- * rxe hands a kernel QP's posted send to a softirq, which from process
+ * rxe hands a kernel QP's posted send to a tasklet, which from process
  * context waits for ksoftirqd: run it now (a no-op for a NIC that rings a
- * doorbell). Process context, interrupts on.
+ * doorbell; in softirq context too). Interrupts must be on.
  */
 static inline void krc_send_now(void)
 {

@@ -183,13 +183,7 @@ static int krc_post_slots(struct krc_conn *conn, struct krc_vq *vq,
 		conn->sq_bytes += conn->sq[(conn->sq_tail + i) % conn->sq_size].len;
 	conn->sq_tail += posted;
 	spin_unlock_irqrestore(&conn->lock, flags);
-	/*
-	 * A software RNIC (rxe) defers the sending of a kernel QP's requests
-	 * to a tasklet: run it now, in this system call, as it does for user
-	 * QPs, rather than whenever softirqs next run. A no-op on hardware.
-	 */
-	local_bh_disable();
-	local_bh_enable();
+	krc_send_now();	/* in this system call, as rxe does for user QPs */
 	return posted;
 }
 
