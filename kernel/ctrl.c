@@ -12,6 +12,7 @@
  * time, in process context. Sends complete on ib_core's workqueue.
  */
 #include <linux/ip.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
 
@@ -36,7 +37,9 @@ struct krc_ctrl_rxd {
 	u32 byte_len;
 	u32 src_qp;
 	bool has_src;			/* gid is the sender's (ctrl.c) */
+	bool dgram;			/* of the datagram transport */
 	u8 gid[16];
+	struct krc_msg msg;		/* else: decoded and checked */
 };
 
 struct krc_ctrl {
@@ -63,7 +66,7 @@ struct krc_ctrl {
 	struct workqueue_struct *rx_wq;
 	/* ctx of every buffer is the ctrl; priv of a tx buffer is its AH */
 	struct krc_msgbuf rx[KRC_CTRL_RX];
-	struct krc_ctrl_rxd rxd[KRC_CTRL_RX];	/* one per rx buffer */
+	struct krc_ctrl_rxd *rxd;	/* KRC_CTRL_RX: one per rx buffer */
 	struct krc_msgbuf tx[KRC_CTRL_TX];
 };
 
@@ -121,11 +124,11 @@ static void krc_ctrl_repost(struct krc_ctrl *ctrl, struct krc_msgbuf *b)
 
 /*
  * Decode and check a control message (not a datagram of the transport)
- * in @b; 0 and *msg when it may be handed on.
+ * in @b into rxd->msg; 0 when it may be handed on.
  */
-static int krc_ctrl_check(struct krc_ctrl *ctrl, struct krc_msgbuf *b,
-			  const struct krc_ctrl_rxd *rxd, struct krc_msg *msg)
+static int krc_ctrl_check(struct krc_msgbuf *b, struct krc_ctrl_rxd *rxd)
 {
+	struct krc_msg *msg = &rxd->msg;
 	int ret = -EBADMSG;
 
 	/* A UD receive starts with the 40-byte GRH (or IPv4 header). */
@@ -159,7 +162,6 @@ static void krc_ctrl_rx_work(struct work_struct *work)
 	struct krc_ctrl *ctrl = container_of(work, struct krc_ctrl, rx_work);
 	struct krc_ctrl_rxd *rxd;
 	struct krc_msgbuf *b;
-	struct krc_msg msg;
 
 	for (;;) {
 		spin_lock_bh(&ctrl->rx_lock);
@@ -171,20 +173,14 @@ static void krc_ctrl_rx_work(struct work_struct *work)
 		if (!rxd)
 			return;
 		b = &ctrl->rx[rxd - ctrl->rxd];
-		/* The datagram transport of VQs shares the QP (dgram.c). */
-		if (rxd->byte_len >= KRC_GRH_LEN + 4 &&
-		    krc_get_le32((u8 *)b->buf + KRC_GRH_LEN) == KRC_DG_MAGIC) {
-			if (rxd->has_src)
-				krc_dg_recv(rxd->gid, rxd->src_qp,
-					    (u8 *)b->buf + KRC_GRH_LEN,
-					    rxd->byte_len - KRC_GRH_LEN);
-			else
-				krc_event(KRC_EV_DG_RX_SPOOFED);
-		} else if (!krc_msg_decode((u8 *)b->buf + KRC_GRH_LEN,
-					   rxd->byte_len - KRC_GRH_LEN, &msg)) {
-			/* Checked in krc_ctrl_rx_done() already. */
-			krc_hs_recv(&msg);
-		}
+		if (!rxd->dgram)
+			krc_hs_recv(&rxd->msg);
+		else if (rxd->has_src)
+			krc_dg_recv(rxd->gid, rxd->src_qp,
+				    (u8 *)b->buf + KRC_GRH_LEN,
+				    rxd->byte_len - KRC_GRH_LEN);
+		else
+			krc_event(KRC_EV_DG_RX_SPOOFED);
 		krc_ctrl_repost(ctrl, b);
 		cond_resched();
 	}
@@ -196,7 +192,6 @@ static void krc_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct krc_msgbuf *b = container_of(wc->wr_cqe, struct krc_msgbuf, cqe);
 	struct krc_ctrl *ctrl = b->ctx;
 	struct krc_ctrl_rxd *rxd = &ctrl->rxd[b - ctrl->rx];
-	struct krc_msg msg;
 
 	if (READ_ONCE(krc_fault_ctrl_reset) > 0 && wc->status == IB_WC_SUCCESS) {
 		WRITE_ONCE(krc_fault_ctrl_reset, krc_fault_ctrl_reset - 1);
@@ -220,14 +215,16 @@ static void krc_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	rxd->byte_len = wc->byte_len;
 	rxd->src_qp = wc->src_qp;
 	rxd->has_src = krc_ctrl_source(wc, b->buf, rxd->gid);
+	/* The datagram transport of VQs shares the QP (dgram.c). */
+	rxd->dgram = rxd->byte_len >= KRC_GRH_LEN + 4 &&
+		     krc_get_le32((u8 *)b->buf + KRC_GRH_LEN) == KRC_DG_MAGIC;
 	/*
-	 * A control message is checked here: a bad one is dropped, the
-	 * answer a handshake waits for wakes it now. Everything else (and
-	 * every datagram of the transport) goes on in process context.
+	 * A control message is checked here, once: a bad one is dropped,
+	 * the answer a handshake waits for wakes it now. Everything else
+	 * (and every datagram of the transport) goes on in process context.
 	 */
-	if (!(rxd->byte_len >= KRC_GRH_LEN + 4 &&
-	      krc_get_le32((u8 *)b->buf + KRC_GRH_LEN) == KRC_DG_MAGIC) &&
-	    (krc_ctrl_check(ctrl, b, rxd, &msg) || krc_hs_recv_fast(&msg))) {
+	if (!rxd->dgram &&
+	    (krc_ctrl_check(b, rxd) || krc_hs_recv_fast(&rxd->msg))) {
 		krc_ctrl_repost(ctrl, b);
 		goto done;
 	}
@@ -461,6 +458,7 @@ static void krc_ctrl_destroy(struct krc_ctrl *ctrl)
 	}
 	if (ctrl->rx_wq)
 		destroy_workqueue(ctrl->rx_wq);
+	kvfree(ctrl->rxd);
 	for (i = 0; i < KRC_CTRL_RX; i++)
 		krc_msgbuf_free(ctrl->ibdev, &ctrl->rx[i]);
 	for (i = 0; i < KRC_CTRL_TX; i++)
@@ -491,9 +489,10 @@ int krc_ctrl_start(struct krc_node *node)
 	spin_lock_init(&ctrl->dg_lock);
 	INIT_LIST_HEAD(&ctrl->tx_free);
 	init_waitqueue_head(&ctrl->wq);
+	ctrl->rxd = kvcalloc(KRC_CTRL_RX, sizeof(*ctrl->rxd), GFP_KERNEL);
 	ctrl->rx_wq = alloc_workqueue("krcore_ctrl_rx",
 				      WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
-	if (!ctrl->rx_wq) {
+	if (!ctrl->rxd || !ctrl->rx_wq) {
 		ret = -ENOMEM;
 		goto err;
 	}
