@@ -45,6 +45,16 @@ finish() {
 		cat "$KMEMLEAK" >"$RUN/node$node.kmemleak" 2>&1
 	fi
 	dmesg >"$RUN/node$node.dmesg" 2>&1
+	# A leak the test made on purpose (expect_kmemleak N): exactly N.
+	if [ -s "$RUN/node$node.kmemleak" ] &&
+	    [ -s "$RUN/node$node.kmemleak_expect" ]; then
+		want=$(cat "$RUN/node$node.kmemleak_expect")
+		got=$(grep -c '^unreferenced object' "$RUN/node$node.kmemleak")
+		if [ "$got" = "$want" ]; then
+			echo "krc-node $node: kmemleak reports the $want object(s) leaked on purpose"
+			mv "$RUN/node$node.kmemleak" "$RUN/node$node.kmemleak.expected"
+		fi
+	fi
 	if [ -s "$RUN/node$node.kmemleak" ]; then
 		echo "---- kmemleak: new suspected memory leaks ----" >>"$RUN/node$node.dmesg"
 		cat "$RUN/node$node.kmemleak" >>"$RUN/node$node.dmesg"

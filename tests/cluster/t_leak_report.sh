@@ -36,6 +36,7 @@ if [ "$KRC_NODE" = 0 ]; then
 	check "the second member is freed normally" \
 		'wait_for 30 "eq \"\$(counter meta_member_destroyed)\" 1"'
 	expect_kernel_line "krcore: leak: 1 of 2 meta_member objects not destroyed"
+	expect_kmemleak 1
 	check "MetaServer unloads" krc_unload
 	check "the unload reports the leaked member, 1 of 2" \
 		'eq "$(dmesg | grep -cx ".*krcore: leak: 1 of 2 meta_member objects not destroyed")" 1'
