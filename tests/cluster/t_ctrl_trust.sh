@@ -27,12 +27,15 @@ card_field() {
 	krctl lookup "$1" | sed -n "s/^ *$2=//p" | head -n 1
 }
 
+# The RC handshake path (dg_policy=0), whatever the default: A is a
+# handshake refused at the half-open cap, the probes need RC
+# connections (docs/dg-policy-audit.md).
 if [ "$KRC_NODE" = 0 ]; then
-	check "MetaServer loads" 'krc_load meta_host=1 pool_size=1'
+	check "MetaServer loads" 'krc_load meta_host=1 dg_policy=0 pool_size=1'
 	barrier up
 else
 	barrier up
-	check "member loads" "krc_load meta_server=$N0 pool_size=1"
+	check "member loads" "krc_load meta_server=$N0 dg_policy=0 pool_size=1"
 fi
 barrier loaded
 
@@ -107,7 +110,7 @@ barrier checked
 # E
 if [ "$KRC_NODE" = 1 ]; then
 	check "E: node1 reloads and registers a card of another address" \
-		"krc_unload && krc_load meta_server=$N0 pool_size=1 fault_meta_foreign_card=1"
+		"krc_unload && krc_load meta_server=$N0 dg_policy=0 pool_size=1 fault_meta_foreign_card=1"
 	check "E: ... refused: not registered" \
 		'sleep 3; ! krctl status | grep -q "metaserver: registered"'
 fi
@@ -121,7 +124,7 @@ if [ "$KRC_NODE" = 0 ]; then
 fi
 barrier e_ready
 if [ "$KRC_NODE" = 2 ]; then
-	check "E: node2 reloads" "krc_unload && krc_load meta_server=$N0 pool_size=1"
+	check "E: node2 reloads" "krc_unload && krc_load meta_server=$N0 dg_policy=0 pool_size=1"
 	check "E: ... and is not registered" \
 		'sleep 3; ! krctl status | grep -q "metaserver: registered"'
 fi

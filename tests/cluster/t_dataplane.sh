@@ -18,8 +18,11 @@ META=$(node_ip 0)
 INFO=$KRC_RUN/srv.info
 DP=$KRC_TBIN/dp_test
 
+# The RC handshake path (dg_policy=0), whatever the default: the
+# shared RC QP is the test (QP_FULL, recovery) from the first request
+# on (docs/dg-policy-audit.md).
 if [ "$KRC_NODE" = 0 ]; then
-	check "module loads" 'krc_load meta_host=1 pool_size=1'
+	check "module loads" 'krc_load meta_host=1 dg_policy=0 pool_size=1'
 	"$DP" serve "$INFO" &
 	srv=$!
 	barrier up
@@ -28,7 +31,7 @@ if [ "$KRC_NODE" = 0 ]; then
 	check "server process done" "wait $srv"
 else
 	barrier up
-	check "module loads" "krc_load meta_server=$META pool_size=1"
+	check "module loads" "krc_load meta_server=$META dg_policy=0 pool_size=1"
 	check "READ/WRITE 8 B to 1 MiB and FAA/CAS, data verified" \
 		'"$DP" rw "$META" "$INFO"'
 	check "16 processes, interleaved batches, each gets its own completions" \

@@ -30,10 +30,13 @@ rnr_naks() {
 	[ -r "$HW/$1" ] && cat "$HW/$1"
 }
 
+# The RC handshake path (dg_policy=0), whatever the default: every VQ
+# on the shared RC QP from its first request on (QP_FULL, its failure,
+# RNR, the watchdog) (docs/dg-policy-audit.md).
 if [ "$KRC_NODE" = 0 ]; then
 	mkdir -p "$D"
 	check "module loads with one SRQ buffer" \
-		'krc_load meta_host=1 pool_size=1 srq_depth=1 fault_goodbye_off=1'
+		'krc_load meta_host=1 dg_policy=0 pool_size=1 srq_depth=1 fault_goodbye_off=1'
 	"$DP" serve "$INFO" &
 	srv=$!
 	barrier up
@@ -71,7 +74,7 @@ fi
 barrier up
 # wr_timeout_ms: a loaded TCG host can stall a node for seconds; the
 # vanish phase lowers it.
-check "module loads" "krc_load meta_server=$META pool_size=1 qp_depth=32 wr_timeout_ms=30000"
+check "module loads" "krc_load meta_server=$META dg_policy=0 pool_size=1 qp_depth=32 wr_timeout_ms=30000"
 check "WRITE from 4 SGEs of two registrations, READs into 3 and 4 SGEs, data checked" \
 	'"$DP" sge "$META" "$INFO"'
 check "another process's valid lkey: ENOKEY (reason LKEY), its owner's READs work" \

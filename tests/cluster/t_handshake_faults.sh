@@ -16,12 +16,15 @@ N1=$(node_ip 1)
 N2=$(node_ip 2)
 N3=$(node_ip 3)
 
+# The RC handshake path (dg_policy=0), whatever the default: every
+# first contact here is the handshake the faults are injected into
+# (docs/dg-policy-audit.md).
 if [ "$KRC_NODE" = 0 ]; then
-	check "MetaServer loads" 'krc_load meta_host=1 pool_size=1'
+	check "MetaServer loads" 'krc_load meta_host=1 dg_policy=0 pool_size=1'
 	barrier up
 else
 	barrier up
-	check "member loads" "krc_load meta_server=$META pool_size=1"
+	check "member loads" "krc_load meta_server=$META dg_policy=0 pool_size=1"
 fi
 barrier loaded
 

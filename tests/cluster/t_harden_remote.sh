@@ -18,8 +18,11 @@ H=$KRC_TBIN/harden
 D=$KRC_RUN/hr
 mkdir -p "$D"
 
+# The RC handshake path (dg_policy=0), whatever the default: each bad
+# rkey must break a shared RC connection, the probe needs one
+# (docs/dg-policy-audit.md).
 if [ "$KRC_NODE" = 0 ]; then
-	check "module loads" 'krc_load meta_host=1 fault_goodbye_off=1'
+	check "module loads" 'krc_load meta_host=1 dg_policy=0 fault_goodbye_off=1'
 	"$KRC_TBIN/dp_test" serve "$INFO" &
 	srv=$!
 	barrier up
@@ -35,7 +38,7 @@ if [ "$KRC_NODE" = 0 ]; then
 fi
 
 barrier up
-check "module loads" "krc_load meta_server=$META wr_timeout_ms=500 break_limit=3"
+check "module loads" "krc_load meta_server=$META dg_policy=0 wr_timeout_ms=500 break_limit=3"
 check "3 broken connections, then EBUSY/THROTTLED" '"$H" throttle "$META" "$INFO"'
 check "each break counted" 'eq "$(counter conn_breaks)" 3 && eq "$(counter proc_throttled)" 1'
 param break_limit 0

@@ -9,15 +9,18 @@ META=$(node_ip 0)
 TWO=$(node_ip 2)
 THREE=$(node_ip 3)
 
+# The RC handshake path (dg_policy=0), whatever the default: the
+# probes need RC connections, the cached peer is reached by handshake
+# (docs/dg-policy-audit.md).
 if [ "$KRC_NODE" = 0 ]; then
-	check "MetaServer loads" 'krc_load meta_host=1'
+	check "MetaServer loads" 'krc_load meta_host=1 dg_policy=0'
 	barrier up
 	barrier members
 	barrier cached
 	check "MetaServer unloads" krc_unload
 	barrier meta_gone
 	barrier tested
-	check "MetaServer comes back" 'krc_load meta_host=1'
+	check "MetaServer comes back" 'krc_load meta_host=1 dg_policy=0'
 	barrier meta_back
 	check "every member registers again" \
 		'wait_for 20 "krctl status | grep -q \"hosted here: 4 cards\""'
@@ -25,7 +28,7 @@ if [ "$KRC_NODE" = 0 ]; then
 	barrier done
 else
 	barrier up
-	check "member loads" "krc_load meta_server=$META"
+	check "member loads" "krc_load meta_server=$META dg_policy=0"
 	barrier members
 	if [ "$KRC_NODE" = 1 ]; then
 		check "pooled connection to node2" 'krctl probe "$TWO" >/dev/null'

@@ -20,11 +20,13 @@ OTHER=$(node_ip $((1 - KRC_NODE)))
 INFO=$KRC_RUN/srv.info.$KRC_NODE
 PINFO=$KRC_RUN/srv.info.$((1 - KRC_NODE))
 
+# The RC handshake path (dg_policy=0), whatever the default: the
+# breakers must fail pooled RC connections (docs/dg-policy-audit.md).
 if [ "$KRC_NODE" = 0 ]; then
-	check "module loads" 'krc_load meta_host=1 pool_size=4 break_limit=0'
+	check "module loads" 'krc_load meta_host=1 dg_policy=0 pool_size=4 break_limit=0'
 else
 	barrier meta
-	check "module loads" "krc_load meta_server=$META pool_size=4 break_limit=0"
+	check "module loads" "krc_load meta_server=$META dg_policy=0 pool_size=4 break_limit=0"
 fi
 [ "$KRC_NODE" = 0 ] && barrier meta
 "$KRC_TBIN/dp_test" serve "$INFO" &

@@ -7,15 +7,18 @@ META=$(node_ip 0)
 POOL=2
 SPARES=4
 
+# The RC handshake path (dg_policy=0), whatever the default: exactly
+# one qconnect pays a handshake, every other is pooled
+# (docs/dg-policy-audit.md).
 if [ "$KRC_NODE" = 0 ]; then
-	check "MetaServer loads" "krc_load meta_host=1 pool_size=$POOL spare_qps=$SPARES"
+	check "MetaServer loads" "krc_load meta_host=1 dg_policy=0 pool_size=$POOL spare_qps=$SPARES"
 	barrier up
 	barrier storm_done
 	check "node0 accepted exactly the pool" \
 		'eq "$(counter hs_req_recv)" '$POOL' && eq "$(counter hs_rep_sent)" '$POOL
 else
 	barrier up
-	check "member loads" "krc_load meta_server=$META pool_size=$POOL spare_qps=$SPARES"
+	check "member loads" "krc_load meta_server=$META dg_policy=0 pool_size=$POOL spare_qps=$SPARES"
 	qp0=$(counter qp_created)
 	out=$("$KRC_TBIN/qconnect_storm" "$META" 20 50)
 	rc=$?

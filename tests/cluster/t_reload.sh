@@ -13,9 +13,12 @@ inc_of() {
 	sed -n 's/^ *incarnation=//p' | head -n 1
 }
 
+# The RC handshake path (dg_policy=0), whatever the default: the
+# probes need RC connections, the paths checked are handshakes
+# (docs/dg-policy-audit.md).
 case "$KRC_NODE" in
 0)
-	check "MetaServer loads" 'krc_load meta_host=1'
+	check "MetaServer loads" 'krc_load meta_host=1 dg_policy=0'
 	for b in up members probed1 reloaded1 probed2 reloaded2 probed3; do
 		barrier $b 200
 	done
@@ -23,7 +26,7 @@ case "$KRC_NODE" in
 	;;
 1)
 	barrier up
-	check "member loads" "krc_load meta_server=$META"
+	check "member loads" "krc_load meta_server=$META dg_policy=0"
 	barrier members
 	out=$(krctl probe "$TWO")
 	echo "$out"
@@ -72,16 +75,16 @@ case "$KRC_NODE" in
 	;;
 2)
 	barrier up
-	check "member loads" "krc_load meta_server=$META"
+	check "member loads" "krc_load meta_server=$META dg_policy=0"
 	barrier members
 	barrier probed1
 	check "unload (with goodbye)" krc_unload
-	check "reload" "krc_load meta_server=$META"
+	check "reload" "krc_load meta_server=$META dg_policy=0"
 	barrier reloaded1
 	barrier probed2
 	param fault_goodbye_off 1
 	check "unload without goodbye" krc_unload
-	check "reload" "krc_load meta_server=$META"
+	check "reload" "krc_load meta_server=$META dg_policy=0"
 	barrier reloaded2
 	barrier probed3
 	barrier done

@@ -9,11 +9,13 @@
 META=$(node_ip 0)
 PEER=$(node_ip $((1 - KRC_NODE)))
 
+# The RC handshake path (dg_policy=0), whatever the default: the
+# crossed handshakes are the test (docs/dg-policy-audit.md).
 if [ "$KRC_NODE" = 0 ]; then
-	check "module loads" 'krc_load meta_host=1 pool_size=1'
+	check "module loads" 'krc_load meta_host=1 dg_policy=0 pool_size=1'
 else
 	barrier meta_up
-	check "module loads" "krc_load meta_server=$META pool_size=1"
+	check "module loads" "krc_load meta_server=$META dg_policy=0 pool_size=1"
 fi
 [ "$KRC_NODE" = 0 ] && barrier meta_up
 barrier loaded
