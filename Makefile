@@ -168,8 +168,12 @@ test-passive-loop: all
 		echo "run $$i passed"; \
 	done
 
+# The benchmarks on two nodes, then their report: build/bench/results
+# (summary.txt, results.json, a PNG per figure; bench/report.sh).
 bench: all
-	tools/krcluster -n 2 -t 1500 -p -- sh bench/run.sh
+	rm -rf $(BUILD)/bench/run
+	tools/krcluster -n 2 -t 1500 -p -o $(BUILD)/bench/run -- sh bench/run.sh
+	sh bench/report.sh $(BUILD)/bench/run $(BUILD)/bench/results
 
 # Headers in a directory of their own: the .pc's Cflags point there, so
 # '#include <libkrcore.h>' works (and <krcore/libkrcore.h> without it).

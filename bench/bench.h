@@ -79,6 +79,62 @@ static inline int bench_read_file(const char *dir, const char *name,
 	return -1;
 }
 
+/*
+ * Sample lines for bench/krbench_report (its F/S/R format), appended to
+ * the file KRC_BENCH_SAMPLES names; without that variable they go
+ * nowhere. Only the process that measured writes them (forked children
+ * hand their numbers to it), one stdio stream, flushed at exit.
+ */
+static inline FILE *bench_samples(void)
+{
+	static FILE *f;
+	static int tried;
+	const char *path;
+
+	if (!tried) {
+		tried = 1;
+		path = getenv("KRC_BENCH_SAMPLES");
+		if (path && *path) {
+			f = fopen(path, "a");
+			if (!f)
+				perror(path);
+		}
+	}
+	return f;
+}
+
+/* F line: a figure, its unit, what its x is, a title. */
+static inline void bench_figure(const char *fig, const char *unit,
+				const char *xlabel, const char *title)
+{
+	FILE *f = bench_samples();
+
+	if (f)
+		fprintf(f, "F %s %s %s %s\n", fig, unit, xlabel, title);
+}
+
+/* S line: one sample of @method at @x. */
+static inline void bench_sample(const char *fig, const char *method,
+				const char *x, double v)
+{
+	FILE *f = bench_samples();
+
+	if (f)
+		fprintf(f, "S %s %s %s %.3f\n", fig, method, x, v);
+}
+
+/* R line: median(@a) / median(@b) at every x, @target like ">= 100x". */
+static inline void bench_ratio(const char *fig, const char *name,
+			       const char *a, const char *b,
+			       const char *target)
+{
+	FILE *f = bench_samples();
+
+	if (f)
+		fprintf(f, "R %s %s %s %s %s\n", fig, name, a, b,
+			target ? target : "");
+}
+
 /* Wait for the next CM event of @ch; it must be @want. */
 static inline int cm_wait(struct rdma_event_channel *ch,
 			  enum rdma_cm_event_type want, struct rdma_cm_id **id)

@@ -15,8 +15,17 @@
  *       - verbs: what a process does alone: load the driver context,
  *         PD, CQ, RC QP, connect it with rdma_cm (address and route
  *         resolution, the CM exchange, the QP's three state changes).
- *       Then N connects of a warm verbs process (context already open).
+ *       Then N connects of a warm verbs process (context already open;
+ *       the teardown of each is not timed).
  *       Prints medians and p99, and the ratio verbs/krcore.
+ *   connect_bench rate ADDR PORT K ROUNDS
+ *       1, 2, 4 and 8 processes at once, each making K connections one
+ *       after the other (krcore: VQ open + qconnect + close; a warm
+ *       rdma_cm process: QP + connect + disconnect), ROUNDS rounds
+ *       alternating the two: connect latency and connections per second.
+ *   With KRC_BENCH_SAMPLES set, every sample is also appended to that
+ *   file as krbench_report input (figures connect, connect_conc,
+ *   connect_rate).
  */
 #include <errno.h>
 #include <netdb.h>
@@ -87,33 +96,43 @@ static int run_server(const char *port)
 	}
 }
 
-/* A verbs connection: resolve, QP, connect; 0 when established. */
-static int verbs_connect(const char *addr, const char *port, int teardown)
-{
-	struct rdma_event_channel *ch = rdma_create_event_channel();
-	struct rdma_addrinfo hints = {}, *res;
-	struct ibv_qp_init_attr attr = {};
-	struct rdma_conn_param param = {};
+/* A user-space verbs connection, its objects kept for the teardown. */
+struct vconn {
+	struct rdma_event_channel *ch;
 	struct rdma_cm_id *id;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
+};
 
+/* Resolve, PD, CQ, QP, connect: 0 when established. */
+static int verbs_connect(const char *addr, const char *port, struct vconn *c)
+{
+	struct rdma_addrinfo hints = {}, *res;
+	struct ibv_qp_init_attr attr = {};
+	struct rdma_conn_param param = {};
+
+	memset(c, 0, sizeof(*c));
+	c->ch = rdma_create_event_channel();
 	hints.ai_port_space = RDMA_PS_TCP;
-	if (!ch || rdma_getaddrinfo(addr, port, &hints, &res) ||
-	    rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
-	    rdma_resolve_addr(id, NULL, res->ai_dst_addr, 2000) ||
-	    cm_wait(ch, RDMA_CM_EVENT_ADDR_RESOLVED, NULL) ||
-	    rdma_resolve_route(id, 2000) ||
-	    cm_wait(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL))
+	if (!c->ch || rdma_getaddrinfo(addr, port, &hints, &res))
 		return -1;
+	if (rdma_create_id(c->ch, &c->id, NULL, RDMA_PS_TCP) ||
+	    rdma_resolve_addr(c->id, NULL, res->ai_dst_addr, 2000) ||
+	    cm_wait(c->ch, RDMA_CM_EVENT_ADDR_RESOLVED, NULL) ||
+	    rdma_resolve_route(c->id, 2000) ||
+	    cm_wait(c->ch, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL)) {
+		rdma_freeaddrinfo(res);
+		return -1;
+	}
+	rdma_freeaddrinfo(res);
 	/* What the process needs of its own: PD, CQ, QP. */
-	pd = ibv_alloc_pd(id->verbs);
-	cq = pd ? ibv_create_cq(id->verbs, 32, NULL, NULL, 0) : NULL;
-	if (!cq)
+	c->pd = ibv_alloc_pd(c->id->verbs);
+	c->cq = c->pd ? ibv_create_cq(c->id->verbs, 32, NULL, NULL, 0) : NULL;
+	if (!c->cq)
 		return -1;
 	attr.qp_type = IBV_QPT_RC;
-	attr.send_cq = cq;
-	attr.recv_cq = cq;
+	attr.send_cq = c->cq;
+	attr.recv_cq = c->cq;
 	attr.cap.max_send_wr = 16;
 	attr.cap.max_recv_wr = 16;
 	attr.cap.max_send_sge = 1;
@@ -121,20 +140,22 @@ static int verbs_connect(const char *addr, const char *port, int teardown)
 	param.responder_resources = 1;
 	param.initiator_depth = 1;
 	param.retry_count = 7;
-	if (rdma_create_qp(id, pd, &attr) || rdma_connect(id, &param) ||
-	    cm_wait(ch, RDMA_CM_EVENT_ESTABLISHED, NULL))
+	if (rdma_create_qp(c->id, c->pd, &attr) || rdma_connect(c->id, &param) ||
+	    cm_wait(c->ch, RDMA_CM_EVENT_ESTABLISHED, NULL))
 		return -1;
-	rdma_freeaddrinfo(res);
-	if (teardown) {
-		rdma_disconnect(id);
-		cm_wait(ch, RDMA_CM_EVENT_DISCONNECTED, NULL);
-		rdma_destroy_qp(id);
-		rdma_destroy_id(id);
-		ibv_destroy_cq(cq);
-		ibv_dealloc_pd(pd);
-		rdma_destroy_event_channel(ch);
-	}
 	return 0;
+}
+
+/* Disconnect and free what verbs_connect() made (not timed). */
+static void verbs_teardown(struct vconn *c)
+{
+	rdma_disconnect(c->id);
+	cm_wait(c->ch, RDMA_CM_EVENT_DISCONNECTED, NULL);
+	rdma_destroy_qp(c->id);
+	rdma_destroy_id(c->id);
+	ibv_destroy_cq(c->cq);
+	ibv_dealloc_pd(c->pd);
+	rdma_destroy_event_channel(c->ch);
 }
 
 static int krc_connect_once(const char *addr, uint64_t *kernel_ns,
@@ -175,9 +196,10 @@ static struct sample in_child(int kind, const char *addr, const char *port)
 	if (pid == 0) {
 		double t0 = now_us();
 		uint64_t kns = 0;
+		struct vconn c;
 		int ret;
 
-		ret = kind ? verbs_connect(addr, port, 0) :
+		ret = kind ? verbs_connect(addr, port, &c) :
 			     krc_connect_once(addr, &kns, &shm->path);
 		shm->us = now_us() - t0;
 		shm->kernel_us = kns / 1e3;
@@ -195,6 +217,153 @@ static void report(const char *what, double *v, int n)
 	qsort(v, (size_t)n, sizeof(double), cmp_d);
 	printf("  %-44s median %10.1f us  p99 %10.1f us  (%d)\n", what, v[n / 2],
 	       v[(n - 1) * 99 / 100], n);
+}
+
+#define CONC_MAX	8
+
+/*
+ * Connection rate at a concurrency: @procs processes, forked and warmed
+ * up (a verbs process has its device context, a krcore process has made
+ * one connection), wait at a pipe; then each makes @k connections one
+ * after the other, each torn down before the next (a krcore connection:
+ * open a VQ, qconnect, close; a warm verbs one: QP, rdma_cm connect,
+ * disconnect). The time of each connect up to ready (teardown excluded)
+ * goes to @lat (procs * k values), the rate is every connection made
+ * over the wall time from the start to the last process's end.
+ */
+static int conc_round(int kind, const char *addr, const char *port,
+		      int procs, int k, double *lat, double *rate)
+{
+	size_t len = sizeof(double) * (size_t)procs * (size_t)k;
+	int go[2], ready[2], i, j, status, bad = 0;
+	double *shm, t0;
+	char c;
+
+	shm = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shm == MAP_FAILED || pipe(go) || pipe(ready))
+		return -1;
+	for (i = 0; i < procs; i++) {
+		if (fork() == 0) {
+			struct krcore_qconnect qc;
+			struct krc_vq *vq;
+			struct vconn vc;
+			uint32_t path;
+			uint64_t kns;
+			int ok = 1;
+
+			close(go[1]);
+			close(ready[0]);
+			if (kind) {
+				ok = !verbs_connect(addr, port, &vc);
+				if (ok)
+					verbs_teardown(&vc);
+			} else {
+				ok = !krc_connect_once(addr, &kns, &path);
+			}
+			if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+				_exit(1);
+			for (j = 0; ok && j < k; j++) {
+				double t = now_us();
+
+				if (kind) {
+					ok = !verbs_connect(addr, port, &vc);
+					shm[i * k + j] = now_us() - t;
+					if (ok)
+						verbs_teardown(&vc);
+				} else {
+					vq = NULL;
+					ok = krc_vq_open(&vq) >= 0 &&
+					     krc_qconnect(vq, addr, 0, &qc) >= 0;
+					shm[i * k + j] = now_us() - t;
+					if (!ok)
+						fprintf(stderr, "connect_bench: %s\n",
+							krc_errmsg());
+					if (vq)
+						krc_vq_close(vq);
+				}
+			}
+			_exit(ok ? 0 : 1);
+		}
+	}
+	close(go[0]);
+	close(ready[1]);
+	for (i = 0; i < procs; i++)
+		if (read(ready[0], &c, 1) != 1)
+			bad = 1;
+	t0 = now_us();
+	for (i = 0; i < procs; i++)
+		if (write(go[1], "g", 1) != 1)
+			bad = 1;
+	close(go[1]);
+	for (i = 0; i < procs; i++)
+		if (wait(&status) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			bad = 1;
+	*rate = procs * k / ((now_us() - t0) / 1e6);
+	close(ready[0]);
+	memcpy(lat, shm, len);
+	munmap(shm, len);
+	return bad ? -1 : 0;
+}
+
+/*
+ * Connect latency and connections per second with 1, 2, 4 and 8
+ * processes at once: krcore pooled against a warm rdma_cm process,
+ * alternating round by round, @rounds rounds of @k connects per process.
+ */
+static int run_concurrency(const char *addr, const char *port, int k,
+			   int rounds)
+{
+	static const int procs[] = { 1, 2, 4, CONC_MAX };
+	static const char *const name[] = { "krcore_pooled", "rdma_cm_warm" };
+	double *lat = calloc((size_t)CONC_MAX * k, sizeof(double));
+	double rate[2][4][16] = {}, med[2][4] = {};
+	int p, r, kind, i, first;
+	char x[8];
+
+	if (!lat || rounds > 16)
+		return 1;
+	bench_figure("connect_conc", "us", "procs",
+		     "Connect latency (to ready, teardown excluded) vs concurrent processes");
+	bench_figure("connect_rate", "per_s", "procs",
+		     "Connections per second per node vs concurrent processes");
+	for (p = 0; p < 4; p++) {
+		snprintf(x, sizeof(x), "%d", procs[p]);
+		for (r = 0; r < rounds; r++) {
+			for (i = 0; i < 2; i++) {
+				kind = (r + i) % 2;
+				if (conc_round(kind, addr, port, procs[p], k, lat,
+					       &rate[kind][p][r])) {
+					fprintf(stderr, "connect_bench: %s, %d processes failed\n",
+						name[kind], procs[p]);
+					return 1;
+				}
+				for (first = 0; first < procs[p] * k; first++)
+					bench_sample("connect_conc", name[kind], x,
+						     lat[first]);
+				bench_sample("connect_rate", name[kind], x,
+					     rate[kind][p][r]);
+			}
+		}
+		for (kind = 0; kind < 2; kind++) {
+			qsort(rate[kind][p], (size_t)rounds, sizeof(double), cmp_d);
+			med[kind][p] = rate[kind][p][rounds / 2];
+		}
+	}
+	bench_ratio("connect_conc", "rdma_cm_over_krcore", "rdma_cm_warm",
+		    "krcore_pooled", NULL);
+	bench_ratio("connect_rate", "krcore_over_rdma_cm", "krcore_pooled",
+		    "rdma_cm_warm", ">= 100x");
+	printf("connection rate, P processes at once, %d connects each, %d rounds (median):\n",
+	       k, rounds);
+	printf("  %-6s %16s %16s %8s\n", "procs", "krcore conn/s",
+	       "rdma_cm conn/s", "ratio");
+	for (p = 0; p < 4; p++)
+		printf("  %-6d %16.0f %16.1f %7.0fx\n", procs[p], med[0][p],
+		       med[1][p], med[1][p] > 0 ? med[0][p] / med[1][p] : 0);
+	free(lat);
+	return 0;
 }
 
 static int run_client(const char *addr, const char *port, int n)
@@ -233,11 +402,13 @@ static int run_client(const char *addr, const char *port, int n)
 	}
 	/* Verbs at its best: a process that has its context already. */
 	for (i = 0; i < n; i++) {
+		struct vconn c;
 		double t0 = now_us();
 
-		if (verbs_connect(addr, port, 1))
+		if (verbs_connect(addr, port, &c))
 			return 1;
 		vw[nw++] = now_us() - t0;
+		verbs_teardown(&c);
 	}
 	printf("connection setup, %d new processes per path, alternating:\n", n);
 	printf("  %-44s %10.1f us (path %s; %.1f us in the kernel)\n",
@@ -251,6 +422,20 @@ static int run_client(const char *addr, const char *port, int n)
 	       vc[nv / 2] / kr[nk / 2]);
 	printf("  ratio verbs warm/krcore (median): %.0fx\n",
 	       vw[nw / 2] / kr[nk / 2]);
+
+	bench_figure("connect", "us", "case",
+		     "Connect latency: a new process to a ready connection");
+	bench_sample("connect", "krcore_first_contact", "new_process", first.us);
+	for (i = 0; i < nk; i++)
+		bench_sample("connect", "krcore_pooled", "new_process", kr[i]);
+	for (i = 0; i < nv; i++)
+		bench_sample("connect", "verbs_new", "new_process", vc[i]);
+	for (i = 0; i < nw; i++)
+		bench_sample("connect", "rdma_cm_warm", "new_process", vw[i]);
+	bench_ratio("connect", "verbs_new_over_pooled", "verbs_new",
+		    "krcore_pooled", ">= 1000x");
+	bench_ratio("connect", "rdma_cm_warm_over_pooled", "rdma_cm_warm",
+		    "krcore_pooled", ">= 100x");
 	return 0;
 }
 
@@ -260,7 +445,11 @@ int main(int argc, char **argv)
 		return run_server(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "client"))
 		return run_client(argv[2], argv[3], atoi(argv[4]));
+	if (argc == 6 && !strcmp(argv[1], "rate"))
+		return run_concurrency(argv[2], argv[3], atoi(argv[4]),
+				       atoi(argv[5]));
 	fprintf(stderr, "usage: connect_bench server PORT\n"
-		"       connect_bench client ADDR PORT N\n");
+		"       connect_bench client ADDR PORT N\n"
+		"       connect_bench rate ADDR PORT K ROUNDS\n");
 	return 2;
 }

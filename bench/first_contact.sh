@@ -26,6 +26,28 @@ READS=${KRC_BENCH_FC_READS:-2000}
 SRELOAD=${KRC_BENCH_FC_SERVER_RELOAD:-1}
 OUT=$KRC_RUN/first_contact.samples
 
+# The samples as krbench_report input (bench/krbench_report.c): the first
+# READ of a brand-new process per path, and the synchronous READ latency
+# of a VQ on datagrams vs on RC.
+fc_samples() {
+	awk '
+	BEGIN {
+		m["dg3"] = "krcore_datagram"; m["dg1"] = "krcore_dg_rc_behind"
+		m["rc"] = "krcore_rc_first"; m["cm"] = "rdma_cm"
+		m["verbs"] = "verbs"
+		print "F first_read us case First contact: a new process, open to its first 8 B READ on a node never contacted"
+		print "F read_lat_dg us procs Synchronous 8 B READ latency: a VQ on datagrams vs on RC"
+	}
+	($1 in m) && NF >= 2 { printf "S first_read %s new_process %s\n", m[$1], $2 }
+	$1 == "lat_dg" && NF >= 2 { printf "S read_lat_dg krcore_datagram 1 %s\n", $2 }
+	$1 == "lat_rc" && NF >= 2 { printf "S read_lat_dg krcore_rc 1 %s\n", $2 }
+	END {
+		print "R first_read rdma_cm_over_datagram rdma_cm krcore_datagram >= 20x"
+		print "R first_read rc_over_datagram krcore_rc_first krcore_datagram >= 5x"
+		print "R read_lat_dg datagram_over_rc krcore_datagram krcore_rc"
+	}'
+}
+
 gid_index() {
 	krctl status | sed -n 's/.*rxe0\/1: .* gid\[\([0-9]*\)\].*/\1/p'
 }
@@ -174,6 +196,7 @@ else
 		fail "READ latency"; }
 	cat "$DIR/fc.accepts" >>"$OUT" 2>/dev/null
 	"$FC" report "$OUT" | tee "$KRC_RUN/first_contact.out"
+	[ -n "${KRC_BENCH_SAMPLES:-}" ] && fc_samples <"$OUT" >>"$KRC_BENCH_SAMPLES"
 	[ -n "${KRC_BENCH_FC_TRACE:-}" ] &&
 		log "$(krctl counters | grep '^dg_' | tr '\n' ' ')"
 	barrier fc_done

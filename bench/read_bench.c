@@ -217,6 +217,8 @@ struct side {
 	int nlat;
 	double ops;
 	double secs;
+	double win[ROUNDS];	/* READs/s of each throughput window */
+	int nwin;
 };
 
 static int verbs_post(struct side *s, int n, uint32_t len, uint64_t id)
@@ -332,6 +334,8 @@ static void run_throughput(struct side *s, double secs, uint64_t *id)
 	}
 	s->ops += done;
 	s->secs += (now_us() - t0) / 1e6;
+	if (s->nwin < ROUNDS)
+		s->win[s->nwin++] = done / ((now_us() - t0) / 1e6);
 }
 
 static int run_client(const char *addr, const char *dir, int gid_index,
@@ -417,6 +421,25 @@ static int run_client(const char *addr, const char *dir, int gid_index,
 	printf("  ratio krcore/verbs: %.3f  (target >= 0.9)\n",
 	       (sk.ops / sk.secs) / (sv.ops / sv.secs));
 	write_file(dir, "stop", "", 0);
+
+	bench_figure("read_lat", "us", "procs",
+		     "Synchronous 8 B READ latency, one process: krcore VQ vs private verbs QP");
+	for (r = 0; r < sv.nlat; r++)
+		bench_sample("read_lat", "verbs", "1", sv.lat[r]);
+	for (r = 0; r < sk.nlat; r++)
+		bench_sample("read_lat", "krcore", "1", sk.lat[r]);
+	bench_ratio("read_lat", "krcore_over_verbs", "krcore", "verbs",
+		    "<= 1.15");
+	bench_figure("read_tput", "per_s", "procs",
+		     "Batched 64 B READ throughput, one process, 32 in flight");
+	for (r = 0; r < ROUNDS; r++) {
+		if (sv.win[r] > 0)
+			bench_sample("read_tput", "verbs", "1", sv.win[r]);
+		if (sk.win[r] > 0)
+			bench_sample("read_tput", "krcore", "1", sk.win[r]);
+	}
+	bench_ratio("read_tput", "krcore_over_verbs", "krcore", "verbs",
+		    ">= 0.9");
 	return 0;
 }
 

@@ -15,6 +15,11 @@ gid_index() {
 }
 
 CONNECTS=${KRC_BENCH_CONNECTS:-40}
+RATE_K=${KRC_BENCH_RATE_K:-10}
+RATE_ROUNDS=${KRC_BENCH_RATE_ROUNDS:-3}
+# Node1 measures; its samples (krbench_report's input) go here and the
+# Makefile's bench target turns them into build/bench/results.
+[ "$KRC_NODE" = 1 ] && export KRC_BENCH_SAMPLES=$KRC_RUN/bench.samples
 
 if [ "$KRC_NODE" = 0 ]; then
 	mkdir -p "$DIR"
@@ -32,6 +37,9 @@ else
 	echo "== connect_bench: $CONNECTS new processes per path"
 	"$KRC_REPO/build/bin/connect_bench" client "$META" 7472 "$CONNECTS" |
 		tee "$KRC_RUN/connect_bench.out" || fail "connect_bench"
+	echo "== connect_bench rate: 1, 2, 4, 8 processes at once, $RATE_K connects each, $RATE_ROUNDS rounds"
+	"$KRC_REPO/build/bin/connect_bench" rate "$META" 7472 "$RATE_K" "$RATE_ROUNDS" |
+		tee "$KRC_RUN/connect_rate.out" || fail "connect_bench rate"
 	barrier connect_done
 	echo "== read_bench: $ITERS synchronous READs and ${SECS}s of batched READs, each path"
 	"$KRC_REPO/build/bin/read_bench" client "$META" "$DIR" "$(gid_index)" \

@@ -1,0 +1,59 @@
+#!/bin/sh
+# nodes: 2
+# timeout: 1500
+# make bench, small: bench/run.sh with a few samples of everything
+# (connect latency, connection rate at 1-8 processes, READ latency and
+# throughput, first contact on every path), then node1 turns its samples
+# into a report with krbench_report. The numbers are not asserted, only
+# that every figure is there with sane values: positive medians, the
+# ratios computed, no malformed sample line.
+. "$KRC_REPO/tests/cluster/lib.sh"
+
+export KRC_BENCH_CONNECTS=4 KRC_BENCH_RATE_K=2 KRC_BENCH_RATE_ROUNDS=1
+export KRC_BENCH_ITERS=200 KRC_BENCH_SECS=1
+export KRC_BENCH_FC_SAMPLES=1 KRC_BENCH_FC_PARTS=3 KRC_BENCH_FC_READS=100
+
+# "sane" when every median column (2, 4, ...) of every row of the
+# benchmark figures' data files is a positive number.
+medians_sane() {
+	awk '!/^#/ {
+		rows++
+		for (i = 2; i <= NF; i += 2)
+			if ($i !~ /^[0-9.]+(e[+-]?[0-9]+)?$/ || $i + 0 <= 0)
+				bad++
+	}
+	END { print (rows > 0 && !bad) ? "sane" : "bad " bad " of " rows }' \
+		"$1"/connect*.dat "$1"/read*.dat "$1"/first_read.dat
+}
+
+check "bench/run.sh runs" 'sh "$KRC_REPO/bench/run.sh"'
+barrier bench_done 900
+if [ "$KRC_NODE" = 1 ]; then
+	res=$KRC_RUN/results
+	s=$KRC_RUN/bench.samples
+	check "samples written" '[ -s "$s" ]'
+	check "krbench_report writes the report" \
+		'"$KRC_BIN/krbench_report" -q "$res" "$s" 2>"$KRC_RUN/report.err"'
+	check "no malformed or dropped sample line" \
+		'grep -q " 0 malformed, 0 dropped" "$res/summary.txt"'
+	for fig in connect connect_conc connect_rate read_lat read_tput \
+		first_read read_lat_dg; do
+		check "figure $fig has data and a plot script" \
+			'[ -s "$res/$fig.dat" ] && [ -s "$res/$fig.gp" ]'
+	done
+	# Every median of every method: a positive, finite number.
+	check "every median positive" '[ "$(medians_sane "$res")" = sane ]'
+	for m in krcore_pooled verbs_new rdma_cm_warm; do
+		check "connect: $m sampled" 'grep -q "^S connect $m " "$s"'
+	done
+	for p in 1 2 4 8; do
+		check "connect_rate at $p processes, both methods" \
+			'[ "$(grep -c "^S connect_rate [a-z_]* $p " "$s")" = 2 ]'
+	done
+	for m in krcore_datagram krcore_rc_first rdma_cm verbs; do
+		check "first_read: $m sampled" 'grep -q "^S first_read $m " "$s"'
+	done
+	check "ratios in the JSON" 'grep -q "krcore_over_rdma_cm" "$res/results.json"'
+	head -n 40 "$res/summary.txt"
+fi
+finish
