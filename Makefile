@@ -49,7 +49,7 @@ EXAMPLES    := $(BUILD)/bin/krc_example
 PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
-.PHONY: all module lib tools unit benches bench deps demo test install clean fuzz \
+.PHONY: demo-kvs all module lib tools unit benches bench deps demo test install clean fuzz \
 	test-passive-loop soak test-debug debug-kernel install-dkms deb
 all: module lib tools unit benches
 
@@ -141,6 +141,14 @@ demo: all
 	tools/krcluster -n 2 -t 300 -o $(BUILD)/cluster/demo -- sh tests/cluster/demo.sh
 	@sed -n '/^###/,/all checks passed/p' $(BUILD)/cluster/demo/node1.log | \
 		grep -av 'speed is unknown\|clocksource\|all checks passed'
+
+# The elastic key-value store (issue 11): three nodes, a load spike of new
+# verbs workers, then of new krcore workers, on a fresh compute node; the
+# timeline and the verdict in build/demo-kvs/results (bench/kvs_report.sh).
+demo-kvs: all
+	rm -rf $(BUILD)/demo-kvs/run
+	tools/krcluster -n 3 -t 900 -o $(BUILD)/demo-kvs/run -- sh tests/cluster/demo_kvs.sh
+	sh bench/kvs_report.sh $(BUILD)/demo-kvs/run $(BUILD)/demo-kvs/results
 
 test: all
 	sh tests/run.sh
