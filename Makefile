@@ -206,12 +206,16 @@ install: lib tools
 
 # The source tree DKMS builds krcore.ko from (see dkms/dkms.conf); then
 # 'dkms add krcore/$(KRC_VERSION)', 'dkms build ...', 'dkms install ...'.
+# kernel/ keeps its layout: krcore.h, stats.h and the build files at the
+# top, the sources in core/, control/, conn/ and data/.
 DKMS_SRC = $(DESTDIR)/usr/src/krcore-$(KRC_VERSION)
+KMOD_SRCS = $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*/*.c)) \
+	    $(wildcard kernel/*.h kernel/*/*.h) kernel/Kbuild kernel/Makefile
 install-dkms:
 	@test -n "$(KRC_VERSION)" || { echo "no KRC_VERSION in kernel/krcore.h"; exit 1; }
-	install -d $(DKMS_SRC)/kernel $(DKMS_SRC)/common $(DKMS_SRC)/include/uapi
-	install -m 644 $(filter-out %.mod.c,$(wildcard kernel/*.c)) kernel/*.h kernel/Kbuild \
-		kernel/Makefile $(DKMS_SRC)/kernel/
+	install -d $(sort $(patsubst %/,%,$(dir $(KMOD_SRCS:%=$(DKMS_SRC)/%)))) \
+		$(DKMS_SRC)/common $(DKMS_SRC)/include/uapi
+	for f in $(KMOD_SRCS); do install -m 644 $$f $(DKMS_SRC)/$$f || exit 1; done
 	install -m 644 common/*.c common/*.h $(DKMS_SRC)/common/
 	install -m 644 include/uapi/krcore.h $(DKMS_SRC)/include/uapi/
 	sed 's/#MODULE_VERSION#/$(KRC_VERSION)/' dkms/dkms.conf > $(DKMS_SRC)/dkms.conf

@@ -2,7 +2,8 @@
 /*
  * order.h - a VQ's outstanding requests in the order they were posted,
  * so that their completions reach the VQ's ring in that order even when
- * recovery re-posts them on more than one connection (kernel/complete.c).
+ * recovery re-posts them on more than one connection
+ * (kernel/data/complete.c).
  *
  * A ring of slot numbers with free-running 32-bit head and tail and a
  * power-of-two size: requests are appended at the tail when reserved,

@@ -112,13 +112,20 @@ build_module() {
 	[ -f "$dir/kver" ] || die "no debug kernel yet: scripts/debug-kernel.sh kernel"
 	src=$dir/$(basename "$tarball" .tar.xz)
 	mkdir -p "$dir/krcore"
-	# Sources only (no objects of the stock kernel's build); cp -p keeps
-	# their times, so an unchanged file is not rebuilt.
+	# Sources only (no objects of the stock kernel's build), with kernel/'s
+	# layer directories; cp -p keeps their times, so an unchanged file is
+	# not rebuilt. A source the tree no longer has (moved or removed) goes
+	# from the copy too, so the copy is the tree's kernel/.
 	(cd "$repo" && find kernel common include -type f \
 		\( -name '*.[ch]' -o -name Kbuild -o -name Makefile \)) |
 	while IFS= read -r f; do
 		mkdir -p "$dir/krcore/$(dirname "$f")"
 		cmp -s "$repo/$f" "$dir/krcore/$f" || cp -p "$repo/$f" "$dir/krcore/$f"
+	done
+	(cd "$dir/krcore" && find kernel common include -type f \
+		\( -name '*.[ch]' -o -name Kbuild -o -name Makefile \) ! -name '*.mod.c') |
+	while IFS= read -r f; do
+		[ -e "$repo/$f" ] || rm -f "$dir/krcore/$f"
 	done
 	rm -f "$dir/krcore/kernel/krcore.ko"
 	make -s -C "$src" ARCH=x86_64 M="$dir/krcore/kernel" KCFLAGS=-g modules ||

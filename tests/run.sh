@@ -229,7 +229,9 @@ run_man() {
 	done
 	man_check "every symbol of lib/libkrcore.map has a man page" "$missing"
 	missing=""
-	for p in $(sed -n 's/.*module_param\(_named\|_cb\)(\([a-z_0-9]*\),.*/\2/p' kernel/*.c); do
+	# kernel/'s sources are in its layer directories (core/, control/, ...).
+	for p in $(sed -n 's/.*module_param\(_named\|_cb\)(\([a-z_0-9]*\),.*/\2/p' \
+		$(find kernel -name '*.c' ! -name '*.mod.c' | sort)); do
 		case "$p" in fault_* | test_*) continue ;; esac
 		grep -q "^\.BI $p= " man/krcore.4 || missing="$missing $p"
 	done

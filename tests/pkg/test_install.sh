@@ -54,8 +54,20 @@ pkg_check "LIBDIR=/usr/lib/x86_64-linux-gnu: the .pc's libdir follows" \
 
 s=$tmp/dkms/usr/src/krcore-$ver
 pkg_check "make install-dkms: /usr/src/krcore-$ver with kernel/, common/, include/uapi/" \
-	'make -s install-dkms DESTDIR="$tmp/dkms" && [ -f "$s/kernel/Kbuild" ] && [ -f "$s/kernel/main.c" ] &&
+	'make -s install-dkms DESTDIR="$tmp/dkms" && [ -f "$s/kernel/Kbuild" ] && [ -f "$s/kernel/core/main.c" ] &&
 	 [ -f "$s/common/card.c" ] && [ -f "$s/include/uapi/krcore.h" ] && [ ! -e "$s/kernel/krcore.mod.c" ]'
+# The same kernel/ as the tree's, subdirectories and all: every source
+# and build file, and the source of every object kernel/Kbuild links.
+pkg_check "its kernel/ has every source of the tree's kernel/ and of kernel/Kbuild's objects" \
+	'missing="";
+	 for f in $(find kernel -name "*.[ch]" ! -name "*.mod.c") kernel/Kbuild kernel/Makefile; do
+		[ -f "$s/$f" ] || missing="$missing $f"
+	 done;
+	 for o in $(sed -e :a -e "/\\\\$/N; s/\\\\\n//; ta" kernel/Kbuild | sed -n "s/^krcore-y *:= *//p"); do
+		[ -f "$s/kernel/${o%.o}.c" ] || missing="$missing kernel/${o%.o}.c"
+	 done;
+	 echo "missing:$missing"; [ -z "$missing" ] &&
+	 [ -z "$(find "$s" -name "*.o" -o -name "*.cmd" -o -name "*.ko" -o -name "*.mod*")" ]'
 pkg_check "its dkms.conf: PACKAGE_VERSION=\"$ver\"" \
 	'grep -qx "PACKAGE_VERSION=\"$ver\"" "$s/dkms.conf" && grep -qx "PACKAGE_NAME=\"krcore\"" "$s/dkms.conf"'
 pkg_finish
