@@ -5,8 +5,10 @@
  *
  *   krctl_load reads ADDR INFO N SIZE     one VQ, N READs of SIZE bytes, one
  *                                         at a time, each waited for
- *   krctl_load run ADDR INFO SECONDS SIZE one VQ, READs of SIZE bytes for
- *                                         SECONDS
+ *   krctl_load run ADDR INFO SECONDS SIZE [STOP]
+ *                                         one VQ, READs of SIZE bytes for
+ *                                         SECONDS, or until the file STOP
+ *                                         exists
  *
  * INFO is the "addr rkey" file of 'dp_test serve' (a 4 MiB buffer). Prints
  * "posted N bytes B" (what it posted) and exits 0 only if every READ
@@ -60,6 +62,7 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	unsigned long long raddr, posted = 0, count;
+	const char *stop;
 	struct krcore_qconnect qc;
 	unsigned long size;
 	struct krc_vq *vq;
@@ -70,12 +73,13 @@ int main(int argc, char **argv)
 	void *buf;
 	int ret;
 
-	if (argc != 6 || (strcmp(argv[1], "reads") && strcmp(argv[1], "run"))) {
+	timed = argc >= 6 && !strcmp(argv[1], "run");
+	if ((argc != 6 || strcmp(argv[1], "reads")) && (argc < 6 || argc > 7 || !timed)) {
 		fprintf(stderr, "usage: krctl_load reads ADDR INFO N SIZE\n"
-			"       krctl_load run ADDR INFO SECONDS SIZE\n");
+			"       krctl_load run ADDR INFO SECONDS SIZE [STOP]\n");
 		return 2;
 	}
-	timed = !strcmp(argv[1], "run");
+	stop = argc == 7 ? argv[6] : NULL;
 	count = strtoull(argv[4], NULL, 10);
 	size = strtoul(argv[5], NULL, 10);
 	if (!size || size > SRV_SIZE) {
@@ -98,7 +102,8 @@ int main(int argc, char **argv)
 		return die("reg_mr");
 	if (timed)
 		end = now() + (double)count;
-	while (timed ? now() < end : posted < count) {
+	while (timed ? now() < end && !(stop && !access(stop, F_OK)) :
+		       posted < count) {
 		ret = krc_read_sync(vq, buf, mr.lkey, size, raddr, rkey, 10000);
 		posted++;
 		if (ret < 0) {
