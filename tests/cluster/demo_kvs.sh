@@ -24,6 +24,7 @@ case "$KRC_NODE" in
 		2>"$KRC_RUN/kvs.memnode.err" &
 	check "memory node ready" 'wait_for 120 "[ -f $DIR/kvs.ready ]"'
 	barrier ready
+	barrier loaded 300
 	barrier spikes_done 900
 	: >"$DIR/stop"
 	wait
@@ -33,7 +34,7 @@ case "$KRC_NODE" in
 	barrier ready
 	log "loading $KEYS keys through krcore (CAS inserts)"
 	check "table loaded" '"$KVS" load "$DIR" krcore "$KEYS" >"$KRC_RUN/kvs.load"'
-	barrier loaded
+	barrier loaded 300
 	# The steady load: one worker for the whole demo.
 	"$KVS" worker "$DIR" krcore $((4 * SPIKE + 10)) >"$KRC_RUN/kvs.steady" \
 		2>"$KRC_RUN/kvs.steady.err" &
@@ -44,7 +45,7 @@ case "$KRC_NODE" in
 2)
 	check "krcore loads" 'krc_load meta_server=$META'
 	barrier ready
-	barrier loaded
+	barrier loaded 300
 	sleep 2
 	for m in verbs krcore; do
 		log "load spike: $WORKERS new $m workers for ${SPIKE}s"
