@@ -235,16 +235,27 @@ static int conc_round(int kind, const char *addr, const char *port,
 		      int procs, int k, double *lat, double *rate)
 {
 	size_t len = sizeof(double) * (size_t)procs * (size_t)k;
-	int go[2], ready[2], i, j, status, bad = 0;
+	int go[2], ready[2], i, j, status, bad = 0, forked = 0;
 	double *shm, t0;
+	pid_t pid;
 	char c;
 
 	shm = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (shm == MAP_FAILED || pipe(go) || pipe(ready))
+	if (shm == MAP_FAILED)
 		return -1;
+	if (pipe(go) || pipe(ready)) {
+		munmap(shm, len);
+		return -1;
+	}
 	for (i = 0; i < procs; i++) {
-		if (fork() == 0) {
+		pid = fork();
+		if (pid < 0) {
+			bad = 1;
+			break;
+		}
+		forked++;
+		if (pid == 0) {
 			struct krcore_qconnect qc;
 			struct krc_vq *vq;
 			struct vconn vc;
@@ -261,7 +272,14 @@ static int conc_round(int kind, const char *addr, const char *port,
 			} else {
 				ok = !krc_connect_once(addr, &kns, &path);
 			}
-			if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			/*
+			 * Ready, and the pipe let go of: a child that dies
+			 * before it is ready cannot leave the parent waiting.
+			 */
+			if (write(ready[1], "r", 1) != 1)
+				_exit(1);
+			close(ready[1]);
+			if (read(go[0], &c, 1) != 1)
 				_exit(1);
 			for (j = 0; ok && j < k; j++) {
 				double t = now_us();
@@ -288,15 +306,15 @@ static int conc_round(int kind, const char *addr, const char *port,
 	}
 	close(go[0]);
 	close(ready[1]);
-	for (i = 0; i < procs; i++)
+	for (i = 0; i < forked; i++)
 		if (read(ready[0], &c, 1) != 1)
 			bad = 1;
 	t0 = now_us();
-	for (i = 0; i < procs; i++)
+	for (i = 0; i < forked; i++)
 		if (write(go[1], "g", 1) != 1)
 			bad = 1;
 	close(go[1]);
-	for (i = 0; i < procs; i++)
+	for (i = 0; i < forked; i++)
 		if (wait(&status) < 0 || !WIFEXITED(status) ||
 		    WEXITSTATUS(status))
 			bad = 1;

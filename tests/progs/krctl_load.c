@@ -73,8 +73,11 @@ int main(int argc, char **argv)
 	void *buf;
 	int ret;
 
-	timed = argc >= 6 && !strcmp(argv[1], "run");
-	if ((argc != 6 || strcmp(argv[1], "reads")) && (argc < 6 || argc > 7 || !timed)) {
+	if (argc == 6 && !strcmp(argv[1], "reads")) {
+		timed = false;
+	} else if ((argc == 6 || argc == 7) && !strcmp(argv[1], "run")) {
+		timed = true;
+	} else {
 		fprintf(stderr, "usage: krctl_load reads ADDR INFO N SIZE\n"
 			"       krctl_load run ADDR INFO SECONDS SIZE [STOP]\n");
 		return 2;
