@@ -49,7 +49,7 @@ EXAMPLES    := $(BUILD)/bin/krc_example
 PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
-.PHONY: demo-kvs all module lib tools unit benches bench deps demo test install clean fuzz \
+.PHONY: demo-kvs mutants all module lib tools unit benches bench deps demo test install clean fuzz \
 	test-passive-loop soak test-debug debug-kernel install-dkms deb
 all: module lib tools unit benches
 
@@ -161,6 +161,12 @@ debug-kernel:
 T ?=
 test-debug: all debug-kernel
 	KRC_KERNEL=debug sh tests/run.sh cluster $(T)
+
+# Mutation checks: each tests/mutants/*.patch breaks one claim; the test
+# that proves it must fail (scripts/mutants.sh; M=NAME for one of them).
+M ?=
+mutants:
+	sh scripts/mutants.sh $(M)
 
 # The cluster ioctl fuzzer for longer: make soak SOAK_SECONDS=3600.
 SOAK_SECONDS ?= 600

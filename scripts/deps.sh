@@ -11,7 +11,7 @@ PKGS="build-essential pkg-config kmod cpio \
 	librdmacm-dev rdmacm-utils perftest busybox-static vde2 iproute2 \
 	libcmocka-dev clang linux-source \
 	bc bison flex libelf-dev libssl-dev xz-utils \
-	dpkg-dev debhelper dh-dkms dkms lintian mandoc udev gnuplot-nox"
+	dpkg-dev debhelper dh-dkms dkms lintian mandoc udev gnuplot-nox patch"
 
 missing=""
 for p in $PKGS; do

@@ -14,6 +14,9 @@
 #
 #   tests/run.sh [unit|style|fuzz|pkg|cluster|all] [NAME-PATTERN]
 #
+# A pattern matches any part of a name; a cluster test's name followed by
+# '$' (t_abi$) runs that test alone.
+#
 # A cluster test is tests/cluster/t_*.sh; its header says how many nodes it
 # needs ("# nodes: N") and optionally its timeout ("# timeout: SEC").
 # KRC_KERNEL=debug runs the cluster tests on the debug kernel (see
@@ -135,7 +138,11 @@ run_cluster() {
 	fi
 	for t in tests/cluster/t_*.sh; do
 		name=$(basename "$t" .sh)
-		case "$name" in *"$pattern"*) ;; *) continue ;; esac
+		# NAME$ names one test exactly; anything else is a substring
+		case "$pattern" in
+		*\$) [ "$name" = "${pattern%\$}" ] || continue ;;
+		*) case "$name" in *"$pattern"*) ;; *) continue ;; esac ;;
+		esac
 		nodes=$(sed -n 's/^# nodes: *\([0-9]*\).*/\1/p' "$t" | head -n 1)
 		tmo=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$t" | head -n 1)
 		out="$build/cluster/$name"
@@ -194,6 +201,28 @@ run_style() {
 		flunk style
 	fi
 	run_man
+	run_mutants_apply
+}
+
+# The mutation checks (scripts/mutants.sh) stay a record of today's code:
+# every tests/mutants/*.patch still applies and names its test and check.
+run_mutants_apply() {
+	bad=""
+	for p in tests/mutants/*.patch; do
+		[ -f "$p" ] || continue
+		t=$(sed -n 's/^Test: *//p' "$p" | head -n 1)
+		if ! grep -q '^Expect: ..*' "$p" || [ ! -f "tests/cluster/$t.sh" ] ||
+		   ! patch -p1 --dry-run --quiet -f <"$p" >/dev/null 2>&1; then
+			bad="$bad ${p##*/}"
+		fi
+	done
+	if [ -z "$bad" ]; then
+		echo "ok - style: every mutant patch applies and names its test"
+		pass
+	else
+		echo "not ok - style: mutant patches stale or incomplete:$bad"
+		flunk mutants-apply
+	fi
 }
 
 # The man pages: mandoc's lint (style level) finds nothing, and they
