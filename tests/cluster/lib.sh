@@ -94,8 +94,14 @@ get() {
 # Load krcore.ko (and the RDMA modules it needs) with optional parameters.
 # $KRC_KO is the module built for the running kernel (node-init.sh); a test
 # may point it at another build of it (t_dkms: the one DKMS built).
+# KRC_TEST_DG_POLICY=N (from the host) loads with dg_policy=N unless the
+# test names dg_policy itself: the suite as it would run with that default.
 krc_load() {
 	modprobe -a ib_core rdma_cm || return 1
+	if [ -n "${KRC_TEST_DG_POLICY:-}" ] &&
+	   ! echo " $* " | grep -q " dg_policy="; then
+		set -- "$@" "dg_policy=$KRC_TEST_DG_POLICY"
+	fi
 	insmod "${KRC_KO:-$KRC_REPO/kernel/krcore.ko}" "$@"
 }
 

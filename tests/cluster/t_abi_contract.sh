@@ -12,7 +12,10 @@
 # request and its write-back on every -1 path (an unreadable array, EFAULT
 # mid-batch, EAGAIN, EBUSY/THROTTLED, a forked child's EACCES), ring and
 # mapping rules, QWAIT's returns, a READ's byte_len, the culprit VQ of a
-# remote access error staying usable, loopback rkeys, two-sided messages.
+# remote access error staying usable, loopback rkeys, two-sided messages,
+# the DATAGRAM path's outputs (under dg_policy 3) and F_RC keeping a
+# qconnect off it (every RC statement asks F_RC: they hold whatever the
+# default).
 # The data-plane doc must say what the header says about over-long
 # requests. qconnect's 60 s timeout cap and its EINTR take a minute more:
 # `ABI_SLOW=1 abi_contract main ...` on a node checks them.

@@ -167,6 +167,10 @@ run krctl --json connect "$META" 2
 check "connect --json: two connects to node0" \
 	'[ $rc = 0 ] && eq "$(js "len(d[\"connects\"])")" 2 &&
 	 eq "$(js "d[\"connects\"][1][\"peer_node\"]")" "$node0_id"'
+# With a datagram first contact (dg_policy 1-3) the VQ moves to RC once
+# the connection behind it is ready: probe reads over RC.
+check "a ready connection to node0" \
+	'wait_for 30 "ge \"\$(peer_conns $META ready)\" 1"'
 run krctl --json probe "$META"
 check "probe --json: the card READ over the connection" \
 	'[ $rc = 0 ] && [ "$(js "d[\"probe\"][\"card\"][\"addr\"]")" = "$META" ] &&

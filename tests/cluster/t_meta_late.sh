@@ -72,7 +72,8 @@ else
 		'[ "$(kv incarnation "$out")" = "$(kv incarnation "$(card_of 1)")" ]'
 	out=$(krctl connect "$MEMBER")
 	echo "$out"
-	check "and connected to" 'echo "$out" | grep -q "^path=.*handshake"'
+	# handshake (RC) or, with dg_policy 1-3, datagram
+	check "and connected to" 'echo "$out" | grep -qE "^path=.*(handshake|datagram)"'
 	barrier found
 fi
 # The member leaves first (it deregisters), the MetaServer last.

@@ -80,6 +80,20 @@ static void write_param(const char *name, unsigned long v)
 		die(name);
 }
 
+static unsigned long read_param(const char *name)
+{
+	unsigned long v;
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/sys/module/krcore/parameters/%s", name);
+	f = fopen(p, "r");
+	if (!f || fscanf(f, "%lu", &v) != 1)
+		die(name);
+	fclose(f);
+	return v;
+}
+
 static int vq_open(void)
 {
 	int fd = open(KRCORE_DEVICE_PATH, O_RDWR);
@@ -97,15 +111,28 @@ static void gid_of(const char *addr, uint8_t gid[16])
 	}
 }
 
-/* QCONNECT: 0 or the errno. */
-static int qconnect(int fd, const char *addr, uint32_t port, uint32_t tmo,
-		    struct krcore_qconnect *qc)
+/* QCONNECT with @flags: 0 or the errno. */
+static int qconnect_flags(int fd, const char *addr, uint32_t port,
+			  uint32_t tmo, uint32_t flags,
+			  struct krcore_qconnect *qc)
 {
 	memset(qc, 0, sizeof(*qc));
 	gid_of(addr, qc->gid);
 	qc->port = port;
+	qc->flags = flags;
 	qc->timeout_ms = tmo;
 	return ioctl(fd, KRCORE_IOC_QCONNECT, qc) ? errno : 0;
+}
+
+/*
+ * QCONNECT on RC (KRCORE_QCONNECT_F_RC): the statements about handshakes,
+ * pooled connections and their errors hold whatever dg_policy the module
+ * runs with. The datagram path's own are in check_qconnect_datagram().
+ */
+static int qconnect(int fd, const char *addr, uint32_t port, uint32_t tmo,
+		    struct krcore_qconnect *qc)
+{
+	return qconnect_flags(fd, addr, port, tmo, KRCORE_QCONNECT_F_RC, qc);
 }
 
 static int vq_connected(const char *addr, uint32_t port,
@@ -593,6 +620,48 @@ static void check_slow_qconnect(const char *peer)
 	close(pfd[1]);
 }
 
+/*
+ * The DATAGRAM path (dg_policy 3: datagrams only, so that no RC connection
+ * is built behind it and the next statements still see the first
+ * handshake): conn_id and qpn 0, a ring, PROBE ENOTCONN; with
+ * KRCORE_QCONNECT_F_RC never datagrams (the handshake then fails here as
+ * the peer does not answer it).
+ */
+static void check_qconnect_datagram(const char *peer)
+{
+	unsigned long policy = read_param("dg_policy");
+	struct krcore_qconnect qc;
+	struct krcore_probe pr;
+	int fd = vq_open(), e;
+
+	write_param("dg_policy", 3);
+	e = qconnect_flags(fd, peer, 0, 0, 0, &qc);
+	check(!e && (qc.path & KRCORE_PATH_DATAGRAM) &&
+	      !(qc.path & (KRCORE_PATH_HANDSHAKE | KRCORE_PATH_POOLED)) &&
+	      !qc.conn_id && !qc.qpn && qc.ring_size && qc.depth &&
+	      !qc.attempts,
+	      "qconnect: path DATAGRAM with no ready pooled connection (dg_policy 3): conn_id and qpn 0, a ring, no handshake",
+	      "%s path %#x conn %u qpn %u ring %u depth %u attempts %u",
+	      strerror(e), qc.path, qc.conn_id, qc.qpn, qc.ring_size,
+	      qc.depth, qc.attempts);
+	memset(&pr, 0, sizeof(pr));
+	e = ioctl(fd, KRCORE_IOC_PROBE, &pr) ? errno : 0;
+	check(e == ENOTCONN, "PROBE of a VQ on datagrams: ENOTCONN (needs RC)",
+	      "%s", strerror(e));
+	close(fd);
+	fd = vq_open();
+	write_param("fault_ctrl_drop_type", 2);
+	write_param("fault_ctrl_drop_rx", 1000);
+	e = qconnect(fd, peer, 0, 700, &qc);
+	write_param("fault_ctrl_drop_rx", 0);
+	write_param("fault_ctrl_drop_type", 0);
+	check(e == ETIMEDOUT,
+	      "qconnect with KRCORE_QCONNECT_F_RC never takes the datagram path (ETIMEDOUT when the handshake fails, under dg_policy 3)",
+	      "%s path %#x", strerror(e), e ? 0 : qc.path);
+	close(fd);
+	write_param("dg_policy", policy);
+}
+
 static void check_qconnect(const char *peer, const char *self)
 {
 	struct krcore_qconnect qc, qc2;
@@ -644,6 +713,8 @@ static void check_qconnect(const char *peer, const char *self)
 	e = ioctl(fd, KRCORE_IOC_QCONNECT, (void *)8) ? errno : 0;
 	check(e == EFAULT, "qconnect: EFAULT (unreadable argument)", "%s",
 	      strerror(e));
+
+	check_qconnect_datagram(peer);
 
 	/* After all these failures the same VQ still connects. */
 	e = qconnect(fd, peer, 0, 0, &qc);
