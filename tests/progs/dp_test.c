@@ -623,7 +623,7 @@ static int do_flood(const char *addr, const struct remote *r)
 	struct krcore_cqe cqe[64];
 	unsigned long depth = read_param("qp_depth"), share;
 	int posted[FLOOD_VQS] = { 0 }, got[FLOOD_VQS] = { 0 };
-	int total = 0, qpfull = 0, n, i, v, round, again = 0, done = 0;
+	int total = 0, qpfull = 0, n, i, v, round, again = 0, done = 0, early;
 	uint32_t entries;
 	struct krc_mr mr;
 
@@ -648,15 +648,23 @@ static int do_flood(const char *addr, const struct remote *r)
 		n = krc_qpush(vq[v], wr, 512);
 		res = krc_qpush_result(vq[v]);
 		posted[v] = n > 0 ? n : 0;
-		printf("dp_test: flood: VQ %d: 512 READs of 64 KiB at once: %d posted, then %s\n",
-		       v, posted[v], krc_errmsg());
+		/*
+		 * A READ that completed while the batch was being posted gave
+		 * its place back: its completion is in the ring by now.
+		 */
+		early = ring_available(vq[v]);
+		printf("dp_test: flood: VQ %d: 512 READs of 64 KiB: %d posted "
+		       "(%d done meanwhile), then %s\n",
+		       v, posted[v], early, krc_errmsg());
 		if (n >= 512 || (n < 0 && n != -EAGAIN) || res->error != EAGAIN)
 			FAIL("flood: VQ %d: qpush of 512 returned %d (error %u)",
 			     v, n, res->error);
-		if (v < 2 && (posted[v] != (int)share ||
+		if (v < 2 && (posted[v] < (int)share || early < 0 ||
+			      posted[v] > (int)share + early ||
 			      res->reason != KRCORE_R_VQ_FULL))
-			FAIL("flood: VQ %d: %d posted (reason %u), expected %lu, VQ_FULL",
-			     v, posted[v], res->reason, share);
+			FAIL("flood: VQ %d: %d posted, %d done (reason %u), "
+			     "want %lu outstanding, VQ_FULL",
+			     v, posted[v], early, res->reason, share);
 		if (res->reason == KRCORE_R_QP_FULL && !qpfull++ &&
 		    total + posted[v] < (int)depth)
 			FAIL("flood: QP_FULL with %d posted in all, the queue holds %lu",
