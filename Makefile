@@ -49,7 +49,7 @@ EXAMPLES    := $(BUILD)/bin/krc_example
 PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
-.PHONY: demo-kvs mutants all module lib tools unit benches bench deps demo test install clean fuzz \
+.PHONY: demo-kvs demo-basics mutants all module lib tools unit benches bench deps demo test install clean fuzz \
 	test-passive-loop soak test-debug debug-kernel install-dkms deb
 all: module lib tools unit benches
 
@@ -137,7 +137,12 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) $(wildcard common/*.h t
 deps:
 	sh scripts/deps.sh
 
-demo: all
+# The main demo: the elastic key-value store (demo-kvs, below).
+demo: demo-kvs
+
+# The mechanics on two nodes: MetaServer lookup, handshake, pooled
+# connects, READ/WRITE through a VQ.
+demo-basics: all
 	tools/krcluster -n 2 -t 300 -o $(BUILD)/cluster/demo -- sh tests/cluster/demo.sh
 	@sed -n '/^###/,/all checks passed/p' $(BUILD)/cluster/demo/node1.log | \
 		grep -av 'speed is unknown\|clocksource\|all checks passed'
@@ -246,7 +251,7 @@ $(BUILD)/bin/krc_example: examples/krc_example.c $(BUILD)/lib/libkrcore.a
 # Benchmarks: krcore and raw verbs side by side (they link libibverbs).
 $(BUILD)/bin/%: bench/%.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -libverbs -lrdmacm
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -libverbs -lrdmacm -lpthread
 
 # The benchmarks' reporting side, plain C with no RDMA library:
 # krbench_report (sample lines to a summary, JSON with krctl's writer, data

@@ -23,11 +23,13 @@
  *       after the other (krcore: VQ open + qconnect + close; a warm
  *       rdma_cm process: QP + connect + disconnect), ROUNDS rounds
  *       alternating the two: connect latency and connections per second.
+ *       Then the same with 1, 2, 4 and 8 threads of one process.
  *   With KRC_BENCH_SAMPLES set, every sample is also appended to that
  *   file as krbench_report input (figures connect, connect_conc,
- *   connect_rate).
+ *   connect_rate, connect_conc_thr, connect_rate_thr).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -325,13 +327,115 @@ static int conc_round(int kind, const char *addr, const char *port,
 	return bad ? -1 : 0;
 }
 
+/* One round at a concurrency: conc_round() or thr_round(). */
+typedef int round_fn(int kind, const char *addr, const char *port, int n,
+		     int k, double *lat, double *rate);
+
+struct thr_arg {
+	pthread_barrier_t *ready;
+	const char *addr, *port;
+	double *lat;		/* @k connect times of this thread */
+	double end;		/* when its last connection was made */
+	int kind, k, ok;
+};
+
+/* One thread of thr_round(): warm up, wait for the others, connect @k times. */
+static void *thr_main(void *p)
+{
+	struct thr_arg *a = p;
+	struct krcore_qconnect qc;
+	struct krc_vq *vq = NULL;
+	struct vconn vc;
+	int j;
+
+	if (a->kind) {
+		a->ok = !verbs_connect(a->addr, a->port, &vc);
+		if (a->ok)
+			verbs_teardown(&vc);
+	} else {
+		a->ok = krc_vq_open(&vq) >= 0 &&
+			krc_qconnect(vq, a->addr, 0, &qc) >= 0;
+		if (vq)
+			krc_vq_close(vq);
+	}
+	pthread_barrier_wait(a->ready);
+	for (j = 0; a->ok && j < a->k; j++) {
+		double t = now_us();
+
+		if (a->kind) {
+			a->ok = !verbs_connect(a->addr, a->port, &vc);
+			a->lat[j] = now_us() - t;
+			if (a->ok)
+				verbs_teardown(&vc);
+		} else {
+			vq = NULL;
+			a->ok = krc_vq_open(&vq) >= 0 &&
+				krc_qconnect(vq, a->addr, 0, &qc) >= 0;
+			a->lat[j] = now_us() - t;
+			if (vq)
+				krc_vq_close(vq);
+		}
+	}
+	if (!a->ok)
+		fprintf(stderr, "connect_bench: thread: %s\n",
+			a->kind ? "rdma_cm connect failed" : krc_errmsg());
+	a->end = now_us();
+	return NULL;
+}
+
+/*
+ * conc_round() with @threads threads of this process instead of
+ * processes: each warms up (one connection made and closed), all start
+ * together, each makes @k connections; the rate is every connection made
+ * over the time from the start to the last thread's end.
+ */
+static int thr_round(int kind, const char *addr, const char *port,
+		     int threads, int k, double *lat, double *rate)
+{
+	struct thr_arg a[CONC_MAX];
+	pthread_barrier_t ready;
+	pthread_t tid[CONC_MAX];
+	int i, made = 0, bad = 0;
+	double t0, end = 0;
+
+	if (threads > CONC_MAX ||
+	    pthread_barrier_init(&ready, NULL, (unsigned int)threads + 1))
+		return -1;
+	for (i = 0; i < threads; i++) {
+		a[i] = (struct thr_arg){ .ready = &ready, .addr = addr,
+					 .port = port, .lat = lat + i * k,
+					 .kind = kind, .k = k };
+		if (pthread_create(&tid[i], NULL, thr_main, &a[i]))
+			break;
+		made++;
+	}
+	if (made < threads) {
+		/* The barrier counts on all of them: it cannot be passed. */
+		fprintf(stderr, "connect_bench: only %d of %d threads\n", made,
+			threads);
+		exit(1);
+	}
+	pthread_barrier_wait(&ready);
+	t0 = now_us();
+	for (i = 0; i < threads; i++) {
+		pthread_join(tid[i], NULL);
+		if (!a[i].ok)
+			bad = 1;
+		if (a[i].end > end)
+			end = a[i].end;
+	}
+	pthread_barrier_destroy(&ready);
+	*rate = threads * k / ((end - t0) / 1e6);
+	return bad ? -1 : 0;
+}
+
 /*
  * Connect latency and connections per second with 1, 2, 4 and 8
  * processes at once: krcore pooled against a warm rdma_cm process,
  * alternating round by round, @rounds rounds of @k connects per process.
  */
 static int run_concurrency(const char *addr, const char *port, int k,
-			   int rounds)
+			   int rounds, int threads)
 {
 	static const int procs[] = { 1, 2, 4, CONC_MAX };
 	static const char *const name[] = { "krcore_pooled", "rdma_cm_warm" };
@@ -340,28 +444,38 @@ static int run_concurrency(const char *addr, const char *port, int k,
 	int p, r, kind, i, first;
 	char x[8];
 
+	const char *fc = threads ? "connect_conc_thr" : "connect_conc";
+	const char *fr = threads ? "connect_rate_thr" : "connect_rate";
+	const char *who = threads ? "threads" : "procs";
+	round_fn *one_round = threads ? thr_round : conc_round;
+
 	if (!lat || rounds > 16)
 		return 1;
-	bench_figure("connect_conc", "us", "procs",
-		     "Connect latency (to ready, teardown excluded) vs concurrent processes");
-	bench_figure("connect_rate", "per_s", "procs",
-		     "Connections per second per node vs concurrent processes");
+	if (threads) {
+		bench_figure(fc, "us", who,
+			     "Connect latency (to ready, teardown excluded) vs concurrent threads of one process");
+		bench_figure(fr, "per_s", who,
+			     "Connections per second per node vs concurrent threads of one process");
+	} else {
+		bench_figure(fc, "us", who,
+			     "Connect latency (to ready, teardown excluded) vs concurrent processes");
+		bench_figure(fr, "per_s", who,
+			     "Connections per second per node vs concurrent processes");
+	}
 	for (p = 0; p < 4; p++) {
 		snprintf(x, sizeof(x), "%d", procs[p]);
 		for (r = 0; r < rounds; r++) {
 			for (i = 0; i < 2; i++) {
 				kind = (r + i) % 2;
-				if (conc_round(kind, addr, port, procs[p], k, lat,
-					       &rate[kind][p][r])) {
-					fprintf(stderr, "connect_bench: %s, %d processes failed\n",
-						name[kind], procs[p]);
+				if (one_round(kind, addr, port, procs[p], k,
+					      lat, &rate[kind][p][r])) {
+					fprintf(stderr, "connect_bench: %s, %d %s failed\n",
+						name[kind], procs[p], who);
 					return 1;
 				}
 				for (first = 0; first < procs[p] * k; first++)
-					bench_sample("connect_conc", name[kind], x,
-						     lat[first]);
-				bench_sample("connect_rate", name[kind], x,
-					     rate[kind][p][r]);
+					bench_sample(fc, name[kind], x, lat[first]);
+				bench_sample(fr, name[kind], x, rate[kind][p][r]);
 			}
 		}
 		for (kind = 0; kind < 2; kind++) {
@@ -369,16 +483,16 @@ static int run_concurrency(const char *addr, const char *port, int k,
 			med[kind][p] = rate[kind][p][rounds / 2];
 		}
 	}
-	bench_ratio("connect_conc", "rdma_cm_over_krcore", "rdma_cm_warm",
+	bench_ratio(fc, "rdma_cm_over_krcore", "rdma_cm_warm",
 		    "krcore_pooled", NULL);
-	bench_ratio("connect_rate", "krcore_over_rdma_cm", "krcore_pooled",
+	bench_ratio(fr, "krcore_over_rdma_cm", "krcore_pooled",
 		    "rdma_cm_warm", ">= 100x");
-	printf("connection rate, P processes at once, %d connects each, %d rounds (median):\n",
-	       k, rounds);
-	printf("  %-6s %16s %16s %8s\n", "procs", "krcore conn/s",
+	printf("connection rate, P %s at once, %d connects each, %d rounds (median):\n",
+	       who, k, rounds);
+	printf("  %-7s %16s %16s %8s\n", who, "krcore conn/s",
 	       "rdma_cm conn/s", "ratio");
 	for (p = 0; p < 4; p++)
-		printf("  %-6d %16.0f %16.1f %7.0fx\n", procs[p], med[0][p],
+		printf("  %-7d %16.0f %16.1f %7.0fx\n", procs[p], med[0][p],
 		       med[1][p], med[1][p] > 0 ? med[0][p] / med[1][p] : 0);
 	free(lat);
 	return 0;
@@ -465,7 +579,9 @@ int main(int argc, char **argv)
 		return run_client(argv[2], argv[3], atoi(argv[4]));
 	if (argc == 6 && !strcmp(argv[1], "rate"))
 		return run_concurrency(argv[2], argv[3], atoi(argv[4]),
-				       atoi(argv[5]));
+				       atoi(argv[5]), 0) ||
+		       run_concurrency(argv[2], argv[3], atoi(argv[4]),
+				       atoi(argv[5]), 1);
 	fprintf(stderr, "usage: connect_bench server PORT\n"
 		"       connect_bench client ADDR PORT N\n"
 		"       connect_bench rate ADDR PORT K ROUNDS\n");

@@ -24,11 +24,23 @@ fi
 rm -rf "$res"
 mkdir -p "$res" || exit 1
 cp "$run/bench.samples" "$res/samples.txt"
-"$bin/state_table" -s >>"$res/samples.txt" || exit 1
-for f in connect_bench.out connect_rate.out read_bench.out first_contact.out; do
+# The state model with the RC and UD QP costs measured in the run
+# (bench/qp_cost); DC, which Soft-RoCE lacks, taken to cost what RC does.
+costs=""
+if [ -f "$run/qp_cost.out" ]; then
+	rc=$(sed -n 's/^cost rc \([0-9][0-9]*\)$/\1/p' "$run/qp_cost.out")
+	ud=$(sed -n 's/^cost ud \([0-9][0-9]*\)$/\1/p' "$run/qp_cost.out")
+	[ -n "$rc" ] && [ -n "$ud" ] && [ "$rc" -gt 0 ] && [ "$ud" -gt 0 ] &&
+		costs="--rc-bytes $rc --ud-bytes $ud --measured --dc-as-rc"
+fi
+[ -n "$costs" ] || echo "report: no QP costs measured in $run (qp_cost.out): the state table's are assumed" >&2
+# shellcheck disable=SC2086 # $costs is options
+"$bin/state_table" -s $costs >>"$res/samples.txt" || exit 1
+for f in connect_bench.out connect_rate.out read_bench.out first_contact.out qp_cost.out; do
 	[ -f "$run/$f" ] && cp "$run/$f" "$res/"
 done
-"$bin/state_table" >"$res/state_table.txt" || exit 1
+# shellcheck disable=SC2086
+"$bin/state_table" $costs >"$res/state_table.txt" || exit 1
 "$bin/krbench_report" -q "$res" "$res/samples.txt" || exit 1
 sh bench/plot.sh "$res" || exit 1
 cat "$res/summary.txt"

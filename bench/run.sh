@@ -1,6 +1,7 @@
 #!/bin/sh
 # The benchmarks (make bench), on two nodes: node0 serves, node1 measures
-# krcore and raw verbs side by side. Prints numbers and ratios. Then
+# krcore and raw verbs side by side (and first what a QP costs in memory,
+# bench/qp_cost). Prints numbers and ratios. Then
 # bench/first_contact.sh: first contact with a node never contacted
 # (datagram path, RC first contact, rdma_cm, verbs) and the READ latency
 # on datagrams vs RC.
@@ -33,6 +34,9 @@ if [ "$KRC_NODE" = 0 ]; then
 	barrier read_done 900
 else
 	barrier up
+	echo "== qp_cost: the memory of an RC and a UD QP on this node's device"
+	"$KRC_REPO/build/bin/qp_cost" "${KRC_BENCH_QP_COST_N:-256}" |
+		tee "$KRC_RUN/qp_cost.out" || fail "qp_cost"
 	krc_load meta_server="$META" || exit 1
 	echo "== connect_bench: $CONNECTS new processes per path"
 	"$KRC_REPO/build/bin/connect_bench" client "$META" 7472 "$CONNECTS" |

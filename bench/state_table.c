@@ -20,6 +20,11 @@
  *   --rc-max M       the RC cap of the "krcore RC cap" column (default 64;
  *                    the module's rc_max is 0, no cap, by default)
  *   --ctrl-ud K      krcore's control UD QPs per node (default 1)
+ *   --measured       the costs given are measurements (qp_cost): label
+ *                    them "measured" rather than "given"
+ *   --dc-as-rc       a DCT and a DCI cost what an RC QP costs (where DC
+ *                    cannot be measured: the RC cost measured includes
+ *                    its queues, a DCI has them too); labelled "as RC"
  *   --fixed-rc K     krcore's RC QPs independent of N (default 5: the
  *                    module's spare_qps of 4 and the kernel loopback QP)
  *
@@ -50,6 +55,8 @@ struct st_opts {
 	int nprocs;
 	struct krc_qp_costs costs;
 	bool given[4];		/* rc, ud, dct, dci: from the command line */
+	const char *given_as;	/* "given" or "measured" */
+	bool dc_as_rc;		/* DCT and DCI cost an RC QP's */
 	struct krc_qp_cluster c;
 	bool samples;
 };
@@ -95,14 +102,15 @@ static int st_list(const char *s, u64 *v)
 
 static void st_cost_text(const struct st_opts *o, char *buf, size_t cap)
 {
-	const char *how[2] = { "assumed", "given" };
+	const char *how[2] = { "assumed", o->given_as };
+	const char *dc = o->dc_as_rc ? "as RC" : NULL;
 
 	snprintf(buf, cap,
 		 "RC QP %llu B (%s), UD QP %llu B (%s), DCT %llu B (%s), DCI %llu B (%s)",
 		 (unsigned long long)o->costs.rc, how[o->given[0]],
 		 (unsigned long long)o->costs.ud, how[o->given[1]],
-		 (unsigned long long)o->costs.dct, how[o->given[2]],
-		 (unsigned long long)o->costs.dci, how[o->given[3]]);
+		 (unsigned long long)o->costs.dct, dc ? dc : how[o->given[2]],
+		 (unsigned long long)o->costs.dci, dc ? dc : how[o->given[3]]);
 }
 
 static double st_mib(u64 bytes)
@@ -178,7 +186,10 @@ static int st_samples(const struct st_opts *o)
 
 	for (s = 0; s < 4; s++)
 		ngiven += o->given[s];
-	how = !ngiven ? "assumed" : ngiven == 4 ? "given" : "partly assumed";
+	how = !ngiven ? "assumed" : ngiven == 4 ? o->given_as : "partly assumed";
+	if (o->dc_as_rc && o->given[0] && o->given[1])
+		how = !strcmp(o->given_as, "measured") ?
+		      "measured, DC as RC" : "given, DC as RC";
 	st_cost_text(o, costs, sizeof(costs));
 	printf("# state_table: %s; krcore pool_size %llu, rc_max %llu\n", costs,
 	       (unsigned long long)o->c.pool_size,
@@ -218,7 +229,8 @@ static void st_usage(void)
 {
 	fprintf(stderr, "usage: state_table [-s] [-n N,N,...] [-p P,P,...] [--rc-bytes B]\n"
 		"       [--ud-bytes B] [--dct-bytes B] [--dci-bytes B] [--pool-size K]\n"
-		"       [--rc-max M] [--ctrl-ud K] [--fixed-rc K]\n");
+		"       [--rc-max M] [--ctrl-ud K] [--fixed-rc K] [--measured]\n"
+		"       [--dc-as-rc]\n");
 }
 
 int main(int argc, char **argv)
@@ -233,6 +245,8 @@ int main(int argc, char **argv)
 		{ "ctrl-ud", required_argument, NULL, 'u' },
 		{ "fixed-rc", required_argument, NULL, 'f' },
 		{ "samples", no_argument, NULL, 's' },
+		{ "measured", no_argument, NULL, 'M' },
+		{ "dc-as-rc", no_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct st_opts o = {
@@ -241,6 +255,7 @@ int main(int argc, char **argv)
 		.procs = { 1, 8, 24, 48 },
 		.nprocs = 4,
 		.costs = { .rc = 750, .ud = 750, .dct = 750, .dci = 750 },
+		.given_as = "given",
 		.c = { .pool_size = 2, .rc_max = 64, .ctrl_ud = 1,
 		       .fixed_rc = 5 },
 	};
@@ -252,6 +267,12 @@ int main(int argc, char **argv)
 		switch (ch) {
 		case 's':
 			o.samples = true;
+			continue;
+		case 'M':
+			o.given_as = "measured";
+			continue;
+		case 'D':
+			o.dc_as_rc = true;
 			continue;
 		case 'n':
 			o.nnodes = st_list(optarg, o.nodes);
@@ -296,6 +317,10 @@ int main(int argc, char **argv)
 		}
 		if (!st_u64(optarg, dst))
 			goto usage;
+	}
+	if (o.dc_as_rc) {
+		o.costs.dct = o.costs.rc;
+		o.costs.dci = o.costs.rc;
 	}
 	if (optind != argc || !o.c.pool_size)
 		goto usage;

@@ -2,15 +2,16 @@
 # nodes: 2
 # timeout: 1500
 # make bench, small: bench/run.sh with a few samples of everything
-# (connect latency, connection rate at 1-8 processes, READ latency and
-# throughput, first contact on every path), then node1 turns its samples
+# (what a QP costs, connect latency, connection rate at 1-8 processes and
+# threads, READ latency and throughput, first contact on every path),
+# then node1 turns its samples
 # into a report with krbench_report. The numbers are not asserted, only
 # that every figure is there with sane values: positive medians, the
 # ratios computed, no malformed sample line.
 . "$KRC_REPO/tests/cluster/lib.sh"
 
 export KRC_BENCH_CONNECTS=4 KRC_BENCH_RATE_K=2 KRC_BENCH_RATE_ROUNDS=1
-export KRC_BENCH_ITERS=200 KRC_BENCH_SECS=1
+export KRC_BENCH_ITERS=200 KRC_BENCH_SECS=1 KRC_BENCH_QP_COST_N=64
 export KRC_BENCH_FC_SAMPLES=1 KRC_BENCH_FC_PARTS=3 KRC_BENCH_FC_READS=100
 
 # "sane" when every median column (2, 4, ...) of every row of the
@@ -36,8 +37,8 @@ if [ "$KRC_NODE" = 1 ]; then
 		'"$KRC_BIN/krbench_report" -q "$res" "$s" 2>"$KRC_RUN/report.err"'
 	check "no malformed or dropped sample line" \
 		'grep -q " 0 malformed, 0 dropped" "$res/summary.txt"'
-	for fig in connect connect_conc connect_rate read_lat read_tput \
-		first_read read_lat_dg; do
+	for fig in connect connect_conc connect_rate connect_conc_thr \
+		connect_rate_thr read_lat read_tput first_read read_lat_dg; do
 		check "figure $fig has data and a plot script" \
 			'[ -s "$res/$fig.dat" ] && [ -s "$res/$fig.gp" ]'
 	done
@@ -49,7 +50,17 @@ if [ "$KRC_NODE" = 1 ]; then
 	for p in 1 2 4 8; do
 		check "connect_rate at $p processes, both methods" \
 			'[ "$(grep -c "^S connect_rate [a-z_]* $p " "$s")" = 2 ]'
+		check "connect_rate_thr at $p threads, both methods" \
+			'[ "$(grep -c "^S connect_rate_thr [a-z_]* $p " "$s")" = 2 ]'
 	done
+	check "qp_cost measured an RC and a UD QP (bytes > 0)" \
+		'grep -qE "^cost rc [1-9][0-9]*$" "$KRC_RUN/qp_cost.out" &&
+		 grep -qE "^cost ud [1-9][0-9]*$" "$KRC_RUN/qp_cost.out"'
+	rcb=$(sed -n "s/^cost rc //p" "$KRC_RUN/qp_cost.out")
+	udb=$(sed -n "s/^cost ud //p" "$KRC_RUN/qp_cost.out")
+	check "the state model takes the measured costs" \
+		'"$KRC_BIN/state_table" -s --rc-bytes "$rcb" --ud-bytes "$udb" --measured |
+		 grep -q "RC QP $rcb B (measured), UD QP $udb B (measured)"'
 	for m in krcore_datagram krcore_rc_first rdma_cm verbs; do
 		check "first_read: $m sampled" 'grep -q "^S first_read $m " "$s"'
 	done
