@@ -135,6 +135,20 @@ static int qconnect(int fd, const char *addr, uint32_t port, uint32_t tmo,
 	return qconnect_flags(fd, addr, port, tmo, KRCORE_QCONNECT_F_RC, qc);
 }
 
+/* An RC qconnect whose handshake answers are all lost (700 ms timeout). */
+static int qconnect_unanswered(int fd, const char *peer,
+			       struct krcore_qconnect *qc)
+{
+	int e;
+
+	write_param("fault_ctrl_drop_type", 2);
+	write_param("fault_ctrl_drop_rx", 1000);
+	e = qconnect(fd, peer, 0, 700, qc);
+	write_param("fault_ctrl_drop_rx", 0);
+	write_param("fault_ctrl_drop_type", 0);
+	return e;
+}
+
 static int vq_connected(const char *addr, uint32_t port,
 			struct krcore_qconnect *qc)
 {
@@ -650,11 +664,7 @@ static void check_qconnect_datagram(const char *peer)
 	      "%s", strerror(e));
 	close(fd);
 	fd = vq_open();
-	write_param("fault_ctrl_drop_type", 2);
-	write_param("fault_ctrl_drop_rx", 1000);
-	e = qconnect(fd, peer, 0, 700, &qc);
-	write_param("fault_ctrl_drop_rx", 0);
-	write_param("fault_ctrl_drop_type", 0);
+	e = qconnect_unanswered(fd, peer, &qc);
 	check(e == ETIMEDOUT,
 	      "qconnect with KRCORE_QCONNECT_F_RC never takes the datagram path (ETIMEDOUT when the handshake fails, under dg_policy 3)",
 	      "%s path %#x", strerror(e), e ? 0 : qc.path);
@@ -669,11 +679,7 @@ static void check_qconnect(const char *peer, const char *self)
 	int fd = vq_open(), fd2, e;
 
 	/* The handshake's answers are lost: ETIMEDOUT, then no more loss. */
-	write_param("fault_ctrl_drop_type", 2);
-	write_param("fault_ctrl_drop_rx", 1000);
-	e = qconnect(fd, peer, 0, 700, &qc);
-	write_param("fault_ctrl_drop_rx", 0);
-	write_param("fault_ctrl_drop_type", 0);
+	e = qconnect_unanswered(fd, peer, &qc);
 	check(e == ETIMEDOUT,
 	      "qconnect: ETIMEDOUT (peer did not answer the handshake)", "%s",
 	      strerror(e));
