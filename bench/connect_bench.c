@@ -30,6 +30,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,12 +225,45 @@ static void report(const char *what, double *v, int n)
 #define CONC_MAX	8
 
 /*
+ * One connection of @kind made and torn down (a krcore VQ opened,
+ * connected and closed; a warm rdma_cm QP connected and disconnected):
+ * true if it was made. *@us, if not NULL, is the time up to ready, the
+ * teardown excluded. Any thread.
+ */
+static bool connect_timed(int kind, const char *addr, const char *port,
+			  double *us)
+{
+	struct krcore_qconnect qc;
+	struct krc_vq *vq = NULL;
+	double t = now_us();
+	struct vconn vc;
+	bool ok;
+
+	if (kind) {
+		ok = !verbs_connect(addr, port, &vc);
+		if (us)
+			*us = now_us() - t;
+		if (ok)
+			verbs_teardown(&vc);
+		else
+			fprintf(stderr, "connect_bench: rdma_cm connect failed\n");
+		return ok;
+	}
+	ok = krc_vq_open(&vq) >= 0 && krc_qconnect(vq, addr, 0, &qc) >= 0;
+	if (us)
+		*us = now_us() - t;
+	if (!ok)
+		fprintf(stderr, "connect_bench: %s\n", krc_errmsg());
+	if (vq)
+		krc_vq_close(vq);
+	return ok;
+}
+
+/*
  * Connection rate at a concurrency: @procs processes, forked and warmed
- * up (a verbs process has its device context, a krcore process has made
- * one connection), wait at a pipe; then each makes @k connections one
- * after the other, each torn down before the next (a krcore connection:
- * open a VQ, qconnect, close; a warm verbs one: QP, rdma_cm connect,
- * disconnect). The time of each connect up to ready (teardown excluded)
+ * up (each has made one connection and closed it: a verbs process has
+ * its device context), wait at a pipe; then each makes @k connections one
+ * after the other (connect_timed()). The time of each connect up to ready
  * goes to @lat (procs * k values), the rate is every connection made
  * over the wall time from the start to the last process's end.
  */
@@ -258,22 +292,11 @@ static int conc_round(int kind, const char *addr, const char *port,
 		}
 		forked++;
 		if (pid == 0) {
-			struct krcore_qconnect qc;
-			struct krc_vq *vq;
-			struct vconn vc;
-			uint32_t path;
-			uint64_t kns;
-			int ok = 1;
+			bool ok;
 
 			close(go[1]);
 			close(ready[0]);
-			if (kind) {
-				ok = !verbs_connect(addr, port, &vc);
-				if (ok)
-					verbs_teardown(&vc);
-			} else {
-				ok = !krc_connect_once(addr, &kns, &path);
-			}
+			ok = connect_timed(kind, addr, port, NULL);
 			/*
 			 * Ready, and the pipe let go of: a child that dies
 			 * before it is ready cannot leave the parent waiting.
@@ -283,26 +306,9 @@ static int conc_round(int kind, const char *addr, const char *port,
 			close(ready[1]);
 			if (read(go[0], &c, 1) != 1)
 				_exit(1);
-			for (j = 0; ok && j < k; j++) {
-				double t = now_us();
-
-				if (kind) {
-					ok = !verbs_connect(addr, port, &vc);
-					shm[i * k + j] = now_us() - t;
-					if (ok)
-						verbs_teardown(&vc);
-				} else {
-					vq = NULL;
-					ok = krc_vq_open(&vq) >= 0 &&
-					     krc_qconnect(vq, addr, 0, &qc) >= 0;
-					shm[i * k + j] = now_us() - t;
-					if (!ok)
-						fprintf(stderr, "connect_bench: %s\n",
-							krc_errmsg());
-					if (vq)
-						krc_vq_close(vq);
-				}
-			}
+			for (j = 0; ok && j < k; j++)
+				ok = connect_timed(kind, addr, port,
+						   &shm[i * k + j]);
 			_exit(ok ? 0 : 1);
 		}
 	}
@@ -336,49 +342,20 @@ struct thr_arg {
 	const char *addr, *port;
 	double *lat;		/* @k connect times of this thread */
 	double end;		/* when its last connection was made */
-	int kind, k, ok;
+	int kind, k;
+	bool ok;
 };
 
 /* One thread of thr_round(): warm up, wait for the others, connect @k times. */
 static void *thr_main(void *p)
 {
 	struct thr_arg *a = p;
-	struct krcore_qconnect qc;
-	struct krc_vq *vq = NULL;
-	struct vconn vc;
 	int j;
 
-	if (a->kind) {
-		a->ok = !verbs_connect(a->addr, a->port, &vc);
-		if (a->ok)
-			verbs_teardown(&vc);
-	} else {
-		a->ok = krc_vq_open(&vq) >= 0 &&
-			krc_qconnect(vq, a->addr, 0, &qc) >= 0;
-		if (vq)
-			krc_vq_close(vq);
-	}
+	a->ok = connect_timed(a->kind, a->addr, a->port, NULL);
 	pthread_barrier_wait(a->ready);
-	for (j = 0; a->ok && j < a->k; j++) {
-		double t = now_us();
-
-		if (a->kind) {
-			a->ok = !verbs_connect(a->addr, a->port, &vc);
-			a->lat[j] = now_us() - t;
-			if (a->ok)
-				verbs_teardown(&vc);
-		} else {
-			vq = NULL;
-			a->ok = krc_vq_open(&vq) >= 0 &&
-				krc_qconnect(vq, a->addr, 0, &qc) >= 0;
-			a->lat[j] = now_us() - t;
-			if (vq)
-				krc_vq_close(vq);
-		}
-	}
-	if (!a->ok)
-		fprintf(stderr, "connect_bench: thread: %s\n",
-			a->kind ? "rdma_cm connect failed" : krc_errmsg());
+	for (j = 0; a->ok && j < a->k; j++)
+		a->ok = connect_timed(a->kind, a->addr, a->port, &a->lat[j]);
 	a->end = now_us();
 	return NULL;
 }
