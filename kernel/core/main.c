@@ -128,10 +128,10 @@ int krc_fault_meta_foreign_card;
 module_param_named(fault_meta_foreign_card, krc_fault_meta_foreign_card, int, 0644);
 MODULE_PARM_DESC(fault_meta_foreign_card, "Fault injection: register with the MetaServer a card of another address");
 
-uint krc_param_dg_policy = KRC_DG_OFF;
+uint krc_param_dg_policy = KRC_DG_RC_NOW;
 module_param_named(dg_policy, krc_param_dg_policy, uint, 0644);
 MODULE_PARM_DESC(dg_policy,
-		 "First contact: 0 RC handshake in qconnect (default); 1 datagrams at once, RC built at once behind them; 2 datagrams, RC after dg_rc_after requests; 3 datagrams only");
+		 "First contact: 0 RC handshake in qconnect; 1 datagrams at once, RC built at once behind them (default); 2 datagrams, RC after dg_rc_after requests; 3 datagrams only");
 
 uint krc_param_dg_rc_after = 64;
 module_param_named(dg_rc_after, krc_param_dg_rc_after, uint, 0644);

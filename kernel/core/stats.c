@@ -130,6 +130,7 @@ static const char * const krc_event_names[KRC_NR_EV] = {
 	[KRC_EV_DG_VERIFIED] = "dg_verified",
 	[KRC_EV_DG_RX_BAD] = "dg_rx_bad",
 	[KRC_EV_DG_RX_SPOOFED] = "dg_rx_spoofed",
+	[KRC_EV_DG_RX_UNVERIFIED] = "dg_rx_unverified",
 	[KRC_EV_DG_FAULT_DROPPED] = "dg_fault_dropped",
 	[KRC_EV_DG_RC_STARTED] = "dg_rc_started",
 	[KRC_EV_DG_READDRESSED] = "dg_readdressed",

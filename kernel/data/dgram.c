@@ -1358,7 +1358,10 @@ static void krc_dg_on_req(struct krc_peer *peer, u32 src_qp,
  * the MetaServer holds (one READ, then cached). A source that does not
  * match a card we hold is looked up again at most once a second per
  * node, so datagrams from a QP of its own cost a process's sender no
- * MetaServer READ each. Process context (ctrl.c).
+ * MetaServer READ each. Returns the peer, ERR_PTR(-EHOSTUNREACH) when the
+ * sender's card is unknown here and the MetaServer cannot be read (the
+ * sender's RC handshake, started behind its datagrams, brings its card),
+ * or ERR_PTR(-EPERM). Process context (ctrl.c).
  */
 static struct krc_peer *krc_dg_source(const u8 gid[16], u32 src_qp)
 {
@@ -1366,6 +1369,7 @@ static struct krc_peer *krc_dg_source(const u8 gid[16], u32 src_qp)
 	struct krc_peer *peer;
 	u32 reads = 0;
 	bool known, ok;
+	int ret;
 
 	peer = krc_peer_get(gid, false);
 	if (IS_ERR(peer))
@@ -1379,25 +1383,28 @@ static struct krc_peer *krc_dg_source(const u8 gid[16], u32 src_qp)
 			return peer;
 		if (known && time_before(jiffies, peer->dg_verify_after)) {
 			krc_peer_put(peer);
-			return NULL;
+			return ERR_PTR(-EPERM);
 		}
 		peer->dg_verify_after = jiffies + HZ;
 	}
-	if (krc_meta_lookup(gid, &card, &reads) || memcmp(card.gid, gid, 16)) {
+	ret = krc_meta_lookup(gid, &card, &reads);
+	if (!ret && memcmp(card.gid, gid, 16))
+		ret = -EPERM;
+	if (ret) {
 		krc_peer_put(peer);
-		return NULL;
+		return ERR_PTR(ret == -EHOSTUNREACH ? ret : -EPERM);
 	}
 	if (!peer) {
 		peer = krc_peer_get(gid, true);
 		if (IS_ERR(peer))
-			return NULL;
+			return ERR_PTR(-EPERM);
 		peer->dg_verify_after = jiffies + HZ;
 	}
 	/* The MetaServer's card is the node's, whoever sent this. */
 	krc_peer_set_card(peer, &card);
 	if (card.ud_qpn != src_qp) {
 		krc_peer_put(peer);
-		return NULL;
+		return ERR_PTR(-EPERM);
 	}
 	krc_event(KRC_EV_DG_VERIFIED);
 	return peer;
@@ -1440,7 +1447,13 @@ void krc_dg_recv(const u8 gid[16], u32 src_qp, const u8 *buf, size_t len)
 		return;
 	}
 	peer = krc_dg_source(gid, src_qp);
-	if (!peer) {
+	if (PTR_ERR_OR_ZERO(peer) == -EHOSTUNREACH) {
+		/* Not hostile: unknown until its handshake's card arrives. */
+		krc_event(KRC_EV_DG_RX_UNVERIFIED);
+		pr_notice_ratelimited("krcore: a datagram from a node whose card is unknown here while the MetaServer is unreachable, dropped until its handshake\n");
+		return;
+	}
+	if (IS_ERR(peer)) {
 		krc_event(KRC_EV_DG_RX_SPOOFED);
 		pr_warn_ratelimited("krcore: a datagram from a QP that is no node's control QP, dropped\n");
 		return;

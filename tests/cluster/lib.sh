@@ -95,7 +95,8 @@ get() {
 # $KRC_KO is the module built for the running kernel (node-init.sh); a test
 # may point it at another build of it (t_dkms: the one DKMS built).
 # KRC_TEST_DG_POLICY=N (from the host) loads with dg_policy=N unless the
-# test names dg_policy itself: the suite as it would run with that default.
+# test names dg_policy itself: the suite as it would run with that default
+# (t_dkms then leaves dg_policy out of its check of the defaults).
 krc_load() {
 	modprobe -a ib_core rdma_cm || return 1
 	if [ -n "${KRC_TEST_DG_POLICY:-}" ] &&

@@ -9,18 +9,24 @@
 # WRITEs and READs back node0's memory: every request must succeed with
 # its data. Then every VQ closes, no leak, the module unloads, the kernel
 # logs are clean (krcluster also fails a node on slab poison reports).
-# Two phases, half the time each, the module reloaded between them: RC
-# (dg_policy=0), then datagrams (dg_policy=3 on both nodes: every VQ to
-# the other node on the datagram path, each node's responder taking the
-# other's fuzzed requests). KRC_FUZZ_DG=0 runs the RC phase only,
-# KRC_FUZZ_PHASES="3" the datagram phase only.
+# Three phases, a third of the time each, the module reloaded between
+# them: RC (dg_policy=0); datagrams (dg_policy=3 on both nodes: every VQ
+# to the other node on the datagram path, each node's responder taking
+# the other's fuzzed requests); datagrams, then RC (dg_policy=2 with
+# dg_rc_after=2000: RC after 2000 requests to the peer, or earlier when a
+# fuzzed qconnect asks KRCORE_QCONNECT_F_RC; VQs opened on datagrams move
+# to it at their next qpush, with fuzzed requests in flight on both sides
+# of the move; the default
+# dg_policy=1 moves the same way, but RC is ready within milliseconds and
+# the whole suite runs it). KRC_FUZZ_DG=0 runs the RC phase only,
+# KRC_FUZZ_PHASES="3" (a list) the phases named.
 . "$KRC_REPO/tests/cluster/lib.sh"
 SECS=${KRC_FUZZ_CLUSTER_SECONDS:-120}
 SEED=${KRC_FUZZ_SEED:-$(date +%s)}
 META=$(node_ip 0)
 OTHER=$(node_ip $((1 - KRC_NODE)))
 F=$KRC_TBIN/ioctl_fuzz
-PHASES=${KRC_FUZZ_PHASES:-0 3}
+PHASES=${KRC_FUZZ_PHASES:-0 3 2}
 [ "${KRC_FUZZ_DG:-1}" = 1 ] || PHASES=0
 set -- $PHASES
 T=$((SECS / $#))
@@ -31,12 +37,14 @@ fuzz_phase() {
 	dg=$1
 	INFO=$KRC_RUN/srv.info.$dg.$KRC_NODE
 	PINFO=$KRC_RUN/srv.info.$dg.$((1 - KRC_NODE))
+	opts="dg_policy=$dg"
+	[ "$dg" = 2 ] && opts="$opts dg_rc_after=2000"
 	if [ "$KRC_NODE" = 0 ]; then
-		check "module loads (dg_policy=$dg)" "krc_load meta_host=1 dg_policy=$dg"
+		check "module loads ($opts)" "krc_load meta_host=1 $opts"
 		barrier "meta$dg"
 	else
 		barrier "meta$dg"
-		check "module loads (dg_policy=$dg)" "krc_load meta_server=$META dg_policy=$dg"
+		check "module loads ($opts)" "krc_load meta_server=$META $opts"
 	fi
 	"$KRC_TBIN/dp_test" serve "$INFO" >/dev/null &
 	srv=$!
@@ -55,11 +63,18 @@ fuzz_phase() {
 			"wait $goodpid"
 		cat "$KRC_RUN/good.out.$dg.$KRC_NODE"
 	fi
-	if [ "$dg" != 0 ]; then
+	if [ "$dg" = 3 ]; then
 		check "dg_policy=$dg: requests went and were served as datagrams" \
 			'ge "$(counter dg_req_sent)" 100 && ge "$(counter dg_executed)" 100'
+	elif [ "$dg" = 2 ]; then
+		# RC comes after the 2000th request to the peer, or earlier
+		# from a fuzzed qconnect asking KRCORE_QCONNECT_F_RC; the
+		# well-behaved process connects at once, before either.
+		check "dg_policy=$dg: requests went as datagrams, then VQs moved to RC" \
+			'ge "$(counter dg_req_sent)" 100 && ge "$(counter dg_executed)" 100 &&
+			 ge "$(counter dg_switches)" 1'
 	fi
-	krctl counters | grep -E "recover|retarget|throttl|breaks|rejected|ioctl_errors|foreign|posted|disconnected|^dg_(req|rep|exec|retr|dup|stale|rkey|rx)"
+	krctl counters | grep -E "recover|retarget|throttl|breaks|rejected|ioctl_errors|foreign|posted|disconnected|^dg_(req|rep|exec|retr|dup|stale|rkey|rx|vqs|switch|rc_)"
 	barrier "fuzzed$dg" 600
 	touch "$INFO.stop"
 	wait $srv
