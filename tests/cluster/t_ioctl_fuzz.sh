@@ -12,33 +12,32 @@
 # Three phases, a third of the time each, the module reloaded between
 # them: RC (dg_policy=0); datagrams (dg_policy=3 on both nodes: every VQ
 # to the other node on the datagram path, each node's responder taking
-# the other's fuzzed requests); datagrams, then RC (dg_policy=2 with
-# dg_rc_after=2000: RC after 2000 requests to the peer, or earlier when a
-# fuzzed qconnect asks KRCORE_QCONNECT_F_RC; VQs opened on datagrams move
+# the other's fuzzed requests); the move ("move": loaded with dg_policy=3,
+# set to 1 halfway, so RC is built behind the datagram VQs and they move
 # to it at their next qpush, with fuzzed requests in flight on both sides
-# of the move; the default
-# dg_policy=1 moves the same way, but RC is ready within milliseconds and
-# the whole suite runs it). KRC_FUZZ_DG=0 runs the RC phase only,
-# KRC_FUZZ_PHASES="3" (a list) the phases named.
+# of the move; under the default dg_policy=1 VQs move the same way, but RC
+# is ready within milliseconds, too soon for the fuzzer, and the whole
+# suite runs that). KRC_FUZZ_DG=0 runs the RC phase only,
+# KRC_FUZZ_PHASES="3" (a list of 0, 3, move) the phases named.
 . "$KRC_REPO/tests/cluster/lib.sh"
 SECS=${KRC_FUZZ_CLUSTER_SECONDS:-120}
 SEED=${KRC_FUZZ_SEED:-$(date +%s)}
 META=$(node_ip 0)
 OTHER=$(node_ip $((1 - KRC_NODE)))
 F=$KRC_TBIN/ioctl_fuzz
-PHASES=${KRC_FUZZ_PHASES:-0 3 2}
+PHASES=${KRC_FUZZ_PHASES:-0 3 move}
 [ "${KRC_FUZZ_DG:-1}" = 1 ] || PHASES=0
 set -- $PHASES
 T=$((SECS / $#))
 
-# fuzz_phase DG_POLICY: load, fuzz for T seconds beside the well-behaved
-# process(es), check that everything was given back, unload.
+# fuzz_phase DG_POLICY|move: load, fuzz for T seconds beside the
+# well-behaved process(es), check that everything was given back, unload.
 fuzz_phase() {
 	dg=$1
 	INFO=$KRC_RUN/srv.info.$dg.$KRC_NODE
 	PINFO=$KRC_RUN/srv.info.$dg.$((1 - KRC_NODE))
 	opts="dg_policy=$dg"
-	[ "$dg" = 2 ] && opts="$opts dg_rc_after=2000"
+	[ "$dg" = move ] && opts="dg_policy=3"
 	if [ "$KRC_NODE" = 0 ]; then
 		check "module loads ($opts)" "krc_load meta_host=1 $opts"
 		barrier "meta$dg"
@@ -56,6 +55,11 @@ fuzz_phase() {
 		"$F" good "$OTHER" "$PINFO" "$T" >"$KRC_RUN/good.out.$dg.$KRC_NODE" 2>&1 &
 		goodpid=$!
 	fi
+	flip=
+	if [ "$dg" = move ]; then
+		(sleep $((T / 2)) && echo 1 >/sys/module/krcore/parameters/dg_policy) &
+		flip=$!
+	fi
 	check "dg_policy=$dg: the fuzzer ran $T s (seed $((SEED + KRC_NODE))) and every worker was reaped" \
 		'"$F" run "$T" $((SEED + KRC_NODE)) "$KRC_IP" "$OTHER" "$PINFO" 4'
 	if [ -n "$goodpid" ]; then
@@ -66,11 +70,12 @@ fuzz_phase() {
 	if [ "$dg" = 3 ]; then
 		check "dg_policy=$dg: requests went and were served as datagrams" \
 			'ge "$(counter dg_req_sent)" 100 && ge "$(counter dg_executed)" 100'
-	elif [ "$dg" = 2 ]; then
-		# RC comes after the 2000th request to the peer, or earlier
-		# from a fuzzed qconnect asking KRCORE_QCONNECT_F_RC; the
-		# well-behaved process connects at once, before either.
-		check "dg_policy=$dg: requests went as datagrams, then VQs moved to RC" \
+	elif [ "$dg" = move ]; then
+		wait $flip
+		# The well-behaved process's VQ, on datagrams from the start,
+		# goes on posting after the flip: RC is built (or was, by a
+		# fuzzed qconnect asking KRCORE_QCONNECT_F_RC) and it moves.
+		check "dg_policy=3, then 1: requests went as datagrams, then VQs moved to RC" \
 			'ge "$(counter dg_req_sent)" 100 && ge "$(counter dg_executed)" 100 &&
 			 ge "$(counter dg_switches)" 1'
 	fi
