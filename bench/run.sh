@@ -1,7 +1,10 @@
 #!/bin/sh
 # The benchmarks (make bench), on two nodes: node0 serves, node1 measures
 # krcore and raw verbs side by side (and first what a QP costs in memory,
-# bench/qp_cost). Prints numbers and ratios. Then
+# bench/qp_cost). Prints numbers and ratios. Then the MetaServer
+# (bench/meta_bench): node0 fills its table with synthetic cards to each
+# occupancy in turn, node1 measures uncached lookups, their latency and
+# the lookups per second of 1, 2, 4 and 8 processes. Then
 # bench/first_contact.sh: first contact with a node never contacted
 # (datagram path, RC first contact, rdma_cm, verbs) and the READ latency
 # on datagrams vs RC.
@@ -18,6 +21,41 @@ gid_index() {
 CONNECTS=${KRC_BENCH_CONNECTS:-40}
 RATE_K=${KRC_BENCH_RATE_K:-10}
 RATE_ROUNDS=${KRC_BENCH_RATE_ROUNDS:-3}
+# The MetaServer: synthetic cards in node0's table (1%, 50%, 75% of
+# 100,000; the default table has 131,072 slots), uncached lookups timed
+# one by one, seconds of lookups per process count.
+META_FILLS=${KRC_BENCH_META_FILLS:-1000 50000 75000}
+META_COUNT=${KRC_BENCH_META_COUNT:-2000}
+META_SECS=${KRC_BENCH_META_SECS:-3}
+FILLP=/sys/module/krcore/parameters/test_meta_fill
+
+# node1: krcore anew before each occupancy, so that each starts with no
+# peer entry left from the last one (every card looked up stays a peer
+# of the node), with room for a peer per synthetic card (max_peers is
+# 65536 by default).
+meta_reload() {
+	tries=0
+	while grep -q '^krcore ' /proc/modules && ! rmmod krcore 2>/dev/null; do
+		tries=$((tries + 1))
+		[ $tries -gt 50 ] && { fail "rmmod krcore"; return 1; }
+		sleep 0.1
+	done
+	krc_load meta_server="$META" max_peers=$(($1 + 1024)) ||
+		{ fail "insmod krcore (max_peers=$(($1 + 1024)))"; return 1; }
+	wait_for 30 'krctl status | grep -q "metaserver: registered"' ||
+		{ fail "not registered with the MetaServer"; return 1; }
+}
+
+# meta_run MODE ARGS...: bench/meta_bench, its output on the console and
+# appended to meta_bench.out; its exit status.
+meta_run() {
+	"$KRC_REPO/build/bin/meta_bench" "$@" >"$KRC_RUN/meta_bench.part"
+	mrc=$?
+	cat "$KRC_RUN/meta_bench.part"
+	cat "$KRC_RUN/meta_bench.part" >>"$KRC_RUN/meta_bench.out"
+	rm -f "$KRC_RUN/meta_bench.part"
+	return $mrc
+}
 # Node1 measures; its samples (krbench_report's input) go here and the
 # Makefile's bench target turns them into build/bench/results.
 [ "$KRC_NODE" = 1 ] && export KRC_BENCH_SAMPLES=$KRC_RUN/bench.samples
@@ -32,6 +70,13 @@ if [ "$KRC_NODE" = 0 ]; then
 	kill $cm
 	"$KRC_REPO/build/bin/read_bench" server "$DIR" "$(gid_index)" || fail "server"
 	barrier read_done 900
+	# (wait_for and barrier use n and i: other names here)
+	for fill in $META_FILLS; do
+		echo "$fill" >"$FILLP" || fail "test_meta_fill=$fill"
+		log "MetaServer: $(krctl status | grep -o 'table [0-9]* slots, hosted here: [0-9]* cards')"
+		barrier "meta_filled_$fill" 300
+		barrier "meta_done_$fill" 900
+	done
 else
 	barrier up
 	echo "== qp_cost: the memory of an RC and a UD QP on this node's device"
@@ -49,6 +94,20 @@ else
 	"$KRC_REPO/build/bin/read_bench" client "$META" "$DIR" "$(gid_index)" \
 		"$ITERS" "$SECS" | tee "$KRC_RUN/read_bench.out" || fail "client"
 	barrier read_done
+	echo "== meta_bench: MetaServer lookups at $META_FILLS synthetic cards: $META_COUNT uncached lookups, then ${META_SECS}s at 1, 2, 4, 8 processes"
+	: >"$KRC_RUN/meta_bench.out"
+	for fill in $META_FILLS; do
+		ok=0
+		meta_reload "$fill" && ok=1
+		barrier "meta_filled_$fill" 300
+		if [ $ok = 1 ]; then
+			meta_run lat "$fill" "$META_COUNT" ||
+				fail "meta_bench lat $fill"
+			meta_run rate "$fill" "$META_SECS" 1 2 4 8 ||
+				fail "meta_bench rate $fill"
+		fi
+		barrier "meta_done_$fill" 900
+	done
 fi
 sh "$KRC_REPO/bench/first_contact.sh" || fail "first_contact"
 krc_unload

@@ -26,6 +26,7 @@
 
 #include "krcore.h"
 #include "card.h"
+#include "meta_fill.h"
 #include "meta_table.h"
 
 #define KRC_META_RX	8
@@ -222,7 +223,7 @@ static int krc_meta_host_fill(u32 n)
 		.port_num = 1,
 		.active_mtu = 3,
 	};
-	u8 ip[4] = { 10, 200, 0, 0 };
+	u8 ip[4];
 	u32 i, slot;
 	int ret = 0;
 
@@ -233,14 +234,12 @@ static int krc_meta_host_fill(u32 n)
 	}
 	card.incarnation = krc_incarnation ^ 0x5a5a5a5a5a5a5a5aULL;
 	for (i = 0; i < n; i++) {
-		ip[1] = 200 + (i >> 16);
-		ip[2] = i >> 8;
-		ip[3] = i;
+		krc_fill_ip(i, ip);
 		krc_gid_from_ipv4(card.gid, ip);
 		card.mac[4] = ip[2];
 		card.mac[5] = ip[3];
 		card.node_id = krc_gid_node_id(card.gid);
-		card.ud_qpn = 2 + i;
+		card.ud_qpn = krc_fill_qpn(i);
 		ret = krc_meta_host_register(&card, &slot);
 		if (ret)
 			break;

@@ -3,8 +3,8 @@
 # timeout: 1500
 # make bench, small: bench/run.sh with a few samples of everything
 # (what a QP costs, connect latency, connection rate at 1-8 processes and
-# threads, READ latency and throughput, first contact on every path),
-# then node1 turns its samples
+# threads, READ latency and throughput, MetaServer lookups at three
+# occupancies, first contact on every path), then node1 turns its samples
 # into a report with krbench_report. The numbers are not asserted, only
 # that every figure is there with sane values: positive medians, the
 # ratios computed, no malformed sample line.
@@ -13,6 +13,7 @@
 export KRC_BENCH_CONNECTS=4 KRC_BENCH_RATE_K=2 KRC_BENCH_RATE_ROUNDS=1
 export KRC_BENCH_ITERS=200 KRC_BENCH_SECS=1 KRC_BENCH_QP_COST_N=64
 export KRC_BENCH_FC_SAMPLES=1 KRC_BENCH_FC_PARTS=3 KRC_BENCH_FC_READS=100
+export KRC_BENCH_META_COUNT=100 KRC_BENCH_META_SECS=1
 
 # "sane" when every median column (2, 4, ...) of every row of the
 # benchmark figures' data files is a positive number.
@@ -24,7 +25,14 @@ medians_sane() {
 				bad++
 	}
 	END { print (rows > 0 && !bad) ? "sane" : "bad " bad " of " rows }' \
-		"$1"/connect*.dat "$1"/read*.dat "$1"/first_read.dat
+		"$1"/connect*.dat "$1"/read*.dat "$1"/first_read.dat "$1"/meta_*.dat
+}
+
+# xs_of FIGURE METHOD FILE: the distinct x values of METHOD in FIGURE's
+# samples in FILE, in numeric order, on one line: "1 2 4 8".
+xs_of() {
+	sed -n "s/^S $1 $2 \([^ ]*\) .*/\1/p" "$3" | sort -un | tr '\n' ' ' |
+		sed 's/ $//'
 }
 
 check "bench/run.sh runs" 'sh "$KRC_REPO/bench/run.sh"'
@@ -38,7 +46,8 @@ if [ "$KRC_NODE" = 1 ]; then
 	check "no malformed or dropped sample line" \
 		'grep -q " 0 malformed, 0 dropped" "$res/summary.txt"'
 	for fig in connect connect_conc connect_rate connect_conc_thr \
-		connect_rate_thr read_lat read_tput first_read read_lat_dg; do
+		connect_rate_thr read_lat read_tput first_read read_lat_dg \
+		meta_lat meta_rate; do
 		check "figure $fig has data and a plot script" \
 			'[ -s "$res/$fig.dat" ] && [ -s "$res/$fig.gp" ]'
 	done
@@ -52,6 +61,13 @@ if [ "$KRC_NODE" = 1 ]; then
 			'[ "$(grep -c "^S connect_rate [a-z_]* $p " "$s")" = 2 ]'
 		check "connect_rate_thr at $p threads, both methods" \
 			'[ "$(grep -c "^S connect_rate_thr [a-z_]* $p " "$s")" = 2 ]'
+	done
+	# The MetaServer: 1000, 50000 and 75000 cards (1%, 50%, 75%).
+	check "meta_lat: lookups timed at each occupancy" \
+		'[ "$(xs_of meta_lat krcore_lookup "$s")" = "1 50 75" ]'
+	for m in lookup_1pct lookup_50pct lookup_75pct; do
+		check "meta_rate: $m at 1, 2, 4 and 8 processes" \
+			'[ "$(xs_of meta_rate $m "$s")" = "1 2 4 8" ]'
 	done
 	check "qp_cost measured an RC and a UD QP (bytes > 0)" \
 		'grep -qE "^cost rc [1-9][0-9]*$" "$KRC_RUN/qp_cost.out" &&

@@ -21,25 +21,7 @@
 #include <string.h>
 
 #include "libkrcore.h"
-
-static void addr_of(unsigned int i, char *buf, size_t len)
-{
-	snprintf(buf, len, "10.%u.%u.%u", 200 + (i >> 16), (i >> 8) & 255,
-		 i & 255);
-}
-
-/* The card test_meta_fill registers for entry @i (the fields it sets). */
-static int card_ok(const struct krcore_card *c, unsigned int i)
-{
-	const uint8_t ip[4] = { 10, (uint8_t)(200 + (i >> 16)),
-				(uint8_t)(i >> 8), (uint8_t)i };
-	const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-
-	return !memcmp(c->gid, prefix, 12) && !memcmp(c->gid + 12, ip, 4) &&
-	       c->mac[4] == ip[2] && c->mac[5] == ip[3] && c->ud_qpn == 2 + i &&
-	       c->node_id == ((uint32_t)ip[0] << 24 | (uint32_t)ip[1] << 16 |
-			      (uint32_t)ip[2] << 8 | ip[3]);
-}
+#include "meta_fill.h"
 
 int main(int argc, char **argv)
 {
@@ -69,7 +51,7 @@ int main(int argc, char **argv)
 	}
 	for (k = 0; k < count; k++) {
 		i = (unsigned int)random() % n;
-		addr_of(i, addr, sizeof(addr));
+		krc_fill_addr(i, addr, sizeof(addr));
 		ret = krc_lookup(vq, addr, KRCORE_LOOKUP_F_NOCACHE, &lk);
 		if (ret < 0) {
 			if (errors++ < 5)
@@ -77,7 +59,7 @@ int main(int argc, char **argv)
 					krc_errmsg());
 			continue;
 		}
-		if (!card_ok(&lk.card, i))
+		if (!krc_fill_card_ok(&lk.card, i))
 			wrong++;
 		reads += lk.reads;
 		if (lk.reads == 1)
@@ -90,7 +72,7 @@ int main(int argc, char **argv)
 			max = lk.reads;
 	}
 	for (k = 0; k < count / 10; k++) {
-		addr_of(n + k, addr, sizeof(addr));
+		krc_fill_addr(n + k, addr, sizeof(addr));
 		ret = krc_lookup(vq, addr, KRCORE_LOOKUP_F_NOCACHE, &lk);
 		miss_reads += lk.reads;
 		if (ret == -ENXIO)
