@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <rdma/rdma_cma.h>
 
 static inline double now_us(void)
@@ -77,6 +78,77 @@ static inline int bench_read_file(const char *dir, const char *name,
 	}
 	fprintf(stderr, "bench: no %s\n", path);
 	return -1;
+}
+
+/*
+ * A start gate for forked processes that get ready (open a VQ, warm up)
+ * and then start their timed part together. The parent opens it before
+ * forking; each child calls bench_gate_child() when ready: it says so and
+ * waits for the start (0, or -1 when the parent went away). The parent
+ * calls bench_gate_start() with the number forked: it waits until every
+ * one is ready (one that died before counts as a failure: its end of the
+ * pipe is closed), notes the start time in *@t0 and lets them all go;
+ * then bench_gate_reap() waits for each. Both return 0, or -1 when a
+ * child failed.
+ */
+struct bench_gate {
+	int go[2];
+	int ready[2];
+};
+
+static inline int bench_gate_open(struct bench_gate *g)
+{
+	if (pipe(g->go))
+		return -1;
+	if (pipe(g->ready)) {
+		close(g->go[0]);
+		close(g->go[1]);
+		return -1;
+	}
+	return 0;
+}
+
+static inline int bench_gate_child(struct bench_gate *g)
+{
+	char c;
+
+	close(g->go[1]);
+	close(g->ready[0]);
+	if (write(g->ready[1], "r", 1) != 1)
+		return -1;
+	close(g->ready[1]);
+	return read(g->go[0], &c, 1) == 1 ? 0 : -1;
+}
+
+static inline int bench_gate_start(struct bench_gate *g, int forked,
+				   double *t0)
+{
+	int i, bad = 0;
+	char c;
+
+	close(g->go[0]);
+	close(g->ready[1]);
+	for (i = 0; i < forked; i++)
+		if (read(g->ready[0], &c, 1) != 1)
+			bad = 1;
+	close(g->ready[0]);
+	*t0 = now_us();
+	for (i = 0; i < forked; i++)
+		if (write(g->go[1], "g", 1) != 1)
+			bad = 1;
+	close(g->go[1]);
+	return bad ? -1 : 0;
+}
+
+static inline int bench_gate_reap(int forked)
+{
+	int i, status, bad = 0;
+
+	for (i = 0; i < forked; i++)
+		if (wait(&status) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			bad = 1;
+	return bad ? -1 : 0;
 }
 
 /*

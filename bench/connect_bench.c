@@ -271,16 +271,16 @@ static int conc_round(int kind, const char *addr, const char *port,
 		      int procs, int k, double *lat, double *rate)
 {
 	size_t len = sizeof(double) * (size_t)procs * (size_t)k;
-	int go[2], ready[2], i, j, status, bad = 0, forked = 0;
+	int i, j, bad = 0, forked = 0;
+	struct bench_gate gate;
 	double *shm, t0;
 	pid_t pid;
-	char c;
 
 	shm = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shm == MAP_FAILED)
 		return -1;
-	if (pipe(go) || pipe(ready)) {
+	if (bench_gate_open(&gate)) {
 		munmap(shm, len);
 		return -1;
 	}
@@ -294,17 +294,8 @@ static int conc_round(int kind, const char *addr, const char *port,
 		if (pid == 0) {
 			bool ok;
 
-			close(go[1]);
-			close(ready[0]);
 			ok = connect_timed(kind, addr, port, NULL);
-			/*
-			 * Ready, and the pipe let go of: a child that dies
-			 * before it is ready cannot leave the parent waiting.
-			 */
-			if (write(ready[1], "r", 1) != 1)
-				_exit(1);
-			close(ready[1]);
-			if (read(go[0], &c, 1) != 1)
+			if (bench_gate_child(&gate))
 				_exit(1);
 			for (j = 0; ok && j < k; j++)
 				ok = connect_timed(kind, addr, port,
@@ -312,22 +303,11 @@ static int conc_round(int kind, const char *addr, const char *port,
 			_exit(ok ? 0 : 1);
 		}
 	}
-	close(go[0]);
-	close(ready[1]);
-	for (i = 0; i < forked; i++)
-		if (read(ready[0], &c, 1) != 1)
-			bad = 1;
-	t0 = now_us();
-	for (i = 0; i < forked; i++)
-		if (write(go[1], "g", 1) != 1)
-			bad = 1;
-	close(go[1]);
-	for (i = 0; i < forked; i++)
-		if (wait(&status) < 0 || !WIFEXITED(status) ||
-		    WEXITSTATUS(status))
-			bad = 1;
+	if (bench_gate_start(&gate, forked, &t0))
+		bad = 1;
+	if (bench_gate_reap(forked))
+		bad = 1;
 	*rate = procs * k / ((now_us() - t0) / 1e6);
-	close(ready[0]);
 	memcpy(lat, shm, len);
 	munmap(shm, len);
 	return bad ? -1 : 0;

@@ -51,7 +51,7 @@
 #include "bench.h"
 
 #define META_CARDS	100000		/* occupancy 100% */
-#define FILL_MAX	(1U << 20)	/* test_meta_fill's bound */
+#define FILL_MAX	1048576		/* 2^20, test_meta_fill's bound */
 #define COUNT_MAX	10000000
 #define PROCS_MAX	64
 #define WARMUP		10
@@ -225,12 +225,12 @@ static int rate_round(unsigned int n, double secs, int procs, double *rate,
 		      struct tally *sum)
 {
 	size_t len = sizeof(struct proc_res) * (size_t)procs;
-	int go[2], ready[2], i, status, bad = 0, forked = 0;
 	unsigned int seed = (unsigned int)time(NULL);
+	int i, bad = 0, forked = 0;
+	struct bench_gate gate;
 	struct proc_res *shm;
 	double t0, end = 0;
 	pid_t pid;
-	char c;
 
 	memset(sum, 0, sizeof(*sum));
 	shm = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -238,7 +238,7 @@ static int rate_round(unsigned int n, double secs, int procs, double *rate,
 	if (shm == MAP_FAILED)
 		return -1;
 	memset(shm, 0, len);
-	if (pipe(go) || pipe(ready)) {
+	if (bench_gate_open(&gate)) {
 		munmap(shm, len);
 		return -1;
 	}
@@ -256,8 +256,6 @@ static int rate_round(unsigned int n, double secs, int procs, double *rate,
 			double us, kus, stop;
 			bool ok;
 
-			close(go[1]);
-			close(ready[0]);
 			srandom(seed ^ (unsigned int)getpid());
 			ok = krc_vq_open(&vq) >= 0;
 			if (!ok)
@@ -267,14 +265,7 @@ static int rate_round(unsigned int n, double secs, int procs, double *rate,
 				ok = lookup_random(vq, n, &warm, &us, &kus);
 			shm[i].t.errors = warm.errors;
 			shm[i].t.wrong = warm.wrong;
-			/*
-			 * Ready, and the pipe let go of: a process that dies
-			 * before it is ready cannot leave the parent waiting.
-			 */
-			if (write(ready[1], "r", 1) != 1)
-				_exit(1);
-			close(ready[1]);
-			if (read(go[0], &c, 1) != 1)
+			if (bench_gate_child(&gate))
 				_exit(1);
 			stop = now_us() + secs * 1e6;
 			while (ok && now_us() < stop)
@@ -284,21 +275,10 @@ static int rate_round(unsigned int n, double secs, int procs, double *rate,
 			_exit(ok ? 0 : 1);
 		}
 	}
-	close(go[0]);
-	close(ready[1]);
-	for (i = 0; i < forked; i++)
-		if (read(ready[0], &c, 1) != 1)
-			bad = 1;
-	t0 = now_us();
-	for (i = 0; i < forked; i++)
-		if (write(go[1], "g", 1) != 1)
-			bad = 1;
-	close(go[1]);
-	for (i = 0; i < forked; i++)
-		if (wait(&status) < 0 || !WIFEXITED(status) ||
-		    WEXITSTATUS(status))
-			bad = 1;
-	close(ready[0]);
+	if (bench_gate_start(&gate, forked, &t0))
+		bad = 1;
+	if (bench_gate_reap(forked))
+		bad = 1;
 	for (i = 0; i < forked; i++) {
 		sum->lookups += shm[i].t.lookups;
 		sum->errors += shm[i].t.errors;
@@ -366,7 +346,7 @@ static long arg_num(const char *s, long min, long max)
 	return v;
 }
 
-static int usage(void)
+static int bad_args(void)
 {
 	fprintf(stderr, "usage: meta_bench lat N COUNT\n"
 		"       meta_bench rate N SECS P...\n"
@@ -382,26 +362,26 @@ int main(int argc, char **argv)
 	char *end;
 
 	if (argc < 4)
-		return usage();
+		return bad_args();
 	n = arg_num(argv[2], 1, FILL_MAX);
 	if (n < 0)
-		return usage();
+		return bad_args();
 	if (argc == 4 && !strcmp(argv[1], "lat")) {
 		count = arg_num(argv[3], 1, COUNT_MAX);
 		if (count < 0)
-			return usage();
+			return bad_args();
 		srandom((unsigned int)(time(NULL) ^ getpid()));
 		return run_lat((unsigned int)n, (unsigned int)count);
 	}
 	if (argc < 5 || argc - 4 > PROCS_MAX || strcmp(argv[1], "rate"))
-		return usage();
+		return bad_args();
 	secs = strtod(argv[3], &end);
 	if (end == argv[3] || *end || !(secs > 0 && secs <= 3600))
-		return usage();
+		return bad_args();
 	for (i = 4; i < argc; i++) {
 		p = arg_num(argv[i], 1, PROCS_MAX);
 		if (p < 0)
-			return usage();
+			return bad_args();
 		procs[np++] = (int)p;
 	}
 	return run_rate((unsigned int)n, secs, procs, np);
