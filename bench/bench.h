@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <rdma/rdma_cma.h>
 
@@ -82,30 +83,55 @@ static inline int bench_read_file(const char *dir, const char *name,
 
 /*
  * A start gate for forked processes that get ready (open a VQ, warm up)
- * and then start their timed part together. The parent opens it before
- * forking; each child calls bench_gate_child() when ready: it says so and
- * waits for the start (0, or -1 when the parent went away). The parent
- * calls bench_gate_start() with the number forked: it waits until every
- * one is ready (one that died before counts as a failure: its end of the
- * pipe is closed), notes the start time in *@t0 and lets them all go;
- * then bench_gate_reap() waits for each. Both return 0, or -1 when a
- * child failed.
+ * and then start their timed part together, with @len bytes of zeroed
+ * memory shared with them for their results (g->shm). The parent opens
+ * it and forks with bench_gate_fork() (a fork() that counts its
+ * children); each child calls bench_gate_child() when ready: it says so
+ * and waits for the start (0, or -1 when the parent went away). The
+ * parent then calls bench_gate_run(): it waits until every child is
+ * ready (one that died before counts as a failure: its end of the pipe
+ * is closed), notes the start time in *@t0, lets them all go and waits
+ * for each to exit; 0, or -1 when a child failed. bench_gate_close()
+ * unmaps the memory.
  */
 struct bench_gate {
 	int go[2];
 	int ready[2];
+	void *shm;
+	size_t len;
+	int forked;
 };
 
-static inline int bench_gate_open(struct bench_gate *g)
+static inline int bench_gate_open(struct bench_gate *g, size_t len)
 {
-	if (pipe(g->go))
+	g->forked = 0;
+	g->len = len;
+	g->shm = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (g->shm == MAP_FAILED)
 		return -1;
+	if (pipe(g->go))
+		goto unmap;
 	if (pipe(g->ready)) {
 		close(g->go[0]);
 		close(g->go[1]);
-		return -1;
+		goto unmap;
 	}
 	return 0;
+unmap:
+	munmap(g->shm, len);
+	return -1;
+}
+
+static inline pid_t bench_gate_fork(struct bench_gate *g)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid > 0)
+		g->forked++;
+	return pid;
 }
 
 static inline int bench_gate_child(struct bench_gate *g)
@@ -120,35 +146,32 @@ static inline int bench_gate_child(struct bench_gate *g)
 	return read(g->go[0], &c, 1) == 1 ? 0 : -1;
 }
 
-static inline int bench_gate_start(struct bench_gate *g, int forked,
-				   double *t0)
+static inline int bench_gate_run(struct bench_gate *g, double *t0)
 {
-	int i, bad = 0;
+	int i, status, bad = 0;
 	char c;
 
 	close(g->go[0]);
 	close(g->ready[1]);
-	for (i = 0; i < forked; i++)
+	for (i = 0; i < g->forked; i++)
 		if (read(g->ready[0], &c, 1) != 1)
 			bad = 1;
 	close(g->ready[0]);
 	*t0 = now_us();
-	for (i = 0; i < forked; i++)
+	for (i = 0; i < g->forked; i++)
 		if (write(g->go[1], "g", 1) != 1)
 			bad = 1;
 	close(g->go[1]);
-	return bad ? -1 : 0;
-}
-
-static inline int bench_gate_reap(int forked)
-{
-	int i, status, bad = 0;
-
-	for (i = 0; i < forked; i++)
+	for (i = 0; i < g->forked; i++)
 		if (wait(&status) < 0 || !WIFEXITED(status) ||
 		    WEXITSTATUS(status))
 			bad = 1;
 	return bad ? -1 : 0;
+}
+
+static inline void bench_gate_close(struct bench_gate *g)
+{
+	munmap(g->shm, g->len);
 }
 
 /*

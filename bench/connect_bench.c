@@ -271,26 +271,20 @@ static int conc_round(int kind, const char *addr, const char *port,
 		      int procs, int k, double *lat, double *rate)
 {
 	size_t len = sizeof(double) * (size_t)procs * (size_t)k;
-	int i, j, bad = 0, forked = 0;
 	struct bench_gate gate;
+	int i, j, bad = 0;
 	double *shm, t0;
 	pid_t pid;
 
-	shm = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (shm == MAP_FAILED)
+	if (bench_gate_open(&gate, len))
 		return -1;
-	if (bench_gate_open(&gate)) {
-		munmap(shm, len);
-		return -1;
-	}
+	shm = gate.shm;
 	for (i = 0; i < procs; i++) {
-		pid = fork();
+		pid = bench_gate_fork(&gate);
 		if (pid < 0) {
 			bad = 1;
 			break;
 		}
-		forked++;
 		if (pid == 0) {
 			bool ok;
 
@@ -303,13 +297,11 @@ static int conc_round(int kind, const char *addr, const char *port,
 			_exit(ok ? 0 : 1);
 		}
 	}
-	if (bench_gate_start(&gate, forked, &t0))
-		bad = 1;
-	if (bench_gate_reap(forked))
+	if (bench_gate_run(&gate, &t0))
 		bad = 1;
 	*rate = procs * k / ((now_us() - t0) / 1e6);
 	memcpy(lat, shm, len);
-	munmap(shm, len);
+	bench_gate_close(&gate);
 	return bad ? -1 : 0;
 }
 

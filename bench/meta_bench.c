@@ -41,8 +41,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -226,30 +224,22 @@ static int rate_round(unsigned int n, double secs, int procs, double *rate,
 {
 	size_t len = sizeof(struct proc_res) * (size_t)procs;
 	unsigned int seed = (unsigned int)time(NULL);
-	int i, bad = 0, forked = 0;
 	struct bench_gate gate;
+	int i, bad = 0;
 	struct proc_res *shm;
 	double t0, end = 0;
 	pid_t pid;
 
 	memset(sum, 0, sizeof(*sum));
-	shm = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (shm == MAP_FAILED)
+	if (bench_gate_open(&gate, len))
 		return -1;
-	memset(shm, 0, len);
-	if (bench_gate_open(&gate)) {
-		munmap(shm, len);
-		return -1;
-	}
-	fflush(NULL);
+	shm = gate.shm;
 	for (i = 0; i < procs; i++) {
-		pid = fork();
+		pid = bench_gate_fork(&gate);
 		if (pid < 0) {
 			bad = 1;
 			break;
 		}
-		forked++;
 		if (pid == 0) {
 			struct krc_vq *vq = NULL;
 			struct tally warm = {};
@@ -275,11 +265,9 @@ static int rate_round(unsigned int n, double secs, int procs, double *rate,
 			_exit(ok ? 0 : 1);
 		}
 	}
-	if (bench_gate_start(&gate, forked, &t0))
+	if (bench_gate_run(&gate, &t0))
 		bad = 1;
-	if (bench_gate_reap(forked))
-		bad = 1;
-	for (i = 0; i < forked; i++) {
+	for (i = 0; i < gate.forked; i++) {
 		sum->lookups += shm[i].t.lookups;
 		sum->errors += shm[i].t.errors;
 		sum->wrong += shm[i].t.wrong;
@@ -287,7 +275,7 @@ static int rate_round(unsigned int n, double secs, int procs, double *rate,
 		if (shm[i].end > end)
 			end = shm[i].end;
 	}
-	munmap(shm, len);
+	bench_gate_close(&gate);
 	*rate = end > t0 ? sum->lookups / ((end - t0) / 1e6) : 0;
 	return bad || sum->errors || sum->wrong || !sum->lookups ? -1 : 0;
 }
