@@ -24,6 +24,11 @@
  *       rdma_cm process: QP + connect + disconnect), ROUNDS rounds
  *       alternating the two: connect latency and connections per second.
  *       Then the same with 1, 2, 4 and 8 threads of one process.
+ *   connect_bench mesh PORT P KIND ADDR...
+ *       one node's part of a full mesh (bench/mesh.sh runs it on every
+ *       node at once): P processes, each connecting to every ADDR
+ *       (KIND krcore or rdma_cm); prints the microseconds from their
+ *       start to the last connection ready.
  *   With KRC_BENCH_SAMPLES set, every sample is also appended to that
  *   file as krbench_report input (figures connect, connect_conc,
  *   connect_rate, connect_conc_thr, connect_rate_thr).
@@ -520,6 +525,77 @@ static int run_client(const char *addr, const char *port, int n)
 	return 0;
 }
 
+#define MESH_MAX	64
+
+/*
+ * One node's part of a full mesh: @procs processes, forked at once with
+ * nothing opened, each connecting to every one of @addrs in turn (krcore:
+ * a VQ per peer node, qconnect; rdma_cm: a QP per peer node, as a new
+ * process that also loads its device context). Prints the time from the
+ * start to the last connection ready on this node, in microseconds.
+ */
+static int run_mesh(const char *port, int procs, const char *kind,
+		    char **addrs, int naddr)
+{
+	int rdma_cm = !strcmp(kind, "rdma_cm"), i, bad = 0;
+	struct bench_gate gate;
+	double *done, t0, end;
+	pid_t pid;
+
+	if ((!rdma_cm && strcmp(kind, "krcore")) || procs < 1 ||
+	    procs > MESH_MAX) {
+		fprintf(stderr, "connect_bench: mesh: KIND krcore or rdma_cm, 1-%d processes\n",
+			MESH_MAX);
+		return 2;
+	}
+	if (bench_gate_open(&gate, sizeof(double) * (size_t)procs))
+		return 1;
+	done = gate.shm;
+	for (i = 0; i < procs; i++) {
+		pid = bench_gate_fork(&gate);
+		if (pid < 0) {
+			bad = 1;
+			break;
+		}
+		if (pid == 0) {
+			struct krcore_qconnect qc;
+			struct krc_vq *vq;
+			struct vconn vc;
+			bool ok = true;
+			int j;
+
+			if (bench_gate_child(&gate))
+				_exit(1);
+			for (j = 0; ok && j < naddr; j++) {
+				if (rdma_cm)
+					ok = !verbs_connect(addrs[j], port, &vc);
+				else
+					ok = krc_vq_open(&vq) >= 0 &&
+					     krc_qconnect(vq, addrs[j], 0, &qc) >= 0;
+				if (!ok)
+					fprintf(stderr, "connect_bench: %s to %s: %s\n",
+						kind, addrs[j], rdma_cm ?
+						"rdma_cm connect failed" :
+						krc_errmsg());
+			}
+			done[i] = now_us();
+			_exit(ok ? 0 : 1);
+		}
+	}
+	if (bench_gate_run(&gate, &t0))
+		bad = 1;
+	for (end = t0, i = 0; i < procs; i++)
+		if (done[i] > end)
+			end = done[i];
+	bench_gate_close(&gate);
+	if (bad) {
+		fprintf(stderr, "connect_bench: a mesh process failed\n");
+		return 1;
+	}
+	printf("%.1f\n", end - t0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "server"))
@@ -531,8 +607,12 @@ int main(int argc, char **argv)
 				       atoi(argv[5]), 0) ||
 		       run_concurrency(argv[2], argv[3], atoi(argv[4]),
 				       atoi(argv[5]), 1);
+	if (argc >= 6 && !strcmp(argv[1], "mesh"))
+		return run_mesh(argv[2], atoi(argv[3]), argv[4], argv + 5,
+				argc - 5);
 	fprintf(stderr, "usage: connect_bench server PORT\n"
 		"       connect_bench client ADDR PORT N\n"
-		"       connect_bench rate ADDR PORT K ROUNDS\n");
+		"       connect_bench rate ADDR PORT K ROUNDS\n"
+		"       connect_bench mesh PORT P krcore|rdma_cm ADDR...\n");
 	return 2;
 }

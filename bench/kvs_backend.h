@@ -19,6 +19,9 @@
 #define KVS_TIMEOUT_MS		10000
 /* rdma_cm port of the memory node's verbs listener. */
 #define KVS_VERBS_PORT		7480
+/* fetch(): bytes per READ, READs in flight (the verbs QP's rd_atomic). */
+#define KVS_FETCH_CHUNK		(256U << 10)
+#define KVS_FETCH_DEPTH		4
 
 /* What the memory node publishes for one method (DIR/kvs.krcore, .verbs). */
 struct kvs_pub {
@@ -39,6 +42,12 @@ struct kvs_conn {
 	double open_us;		/* device/VQ open */
 	double connect_us;	/* connection ready, scratch registered */
 	void (*close)(void *ctx);
+	/*
+	 * A bulk copy for bench/serverless.c: register @dst for this call
+	 * and READ [off, off + len) of the region into it, KVS_FETCH_DEPTH
+	 * READs of up to KVS_FETCH_CHUNK bytes at a time: 0 or -errno.
+	 */
+	int (*fetch)(void *ctx, uint64_t off, void *dst, uint64_t len);
 };
 
 /* Client side: 0 or a negative errno (a message on stderr). */

@@ -180,6 +180,37 @@ static void krc_close(void *ctx)
 	free(k);
 }
 
+static int krc_fetch(void *ctx, uint64_t off, void *dst, uint64_t len)
+{
+	struct krcore_wr w[KVS_FETCH_DEPTH];
+	struct kvs_krc *k = ctx;
+	struct krc_mr mr;
+	uint64_t at = 0;
+	unsigned int n;
+	uint32_t c;
+	int ret;
+
+	ret = krc_reg_mr(k->vq, dst, len, KRCORE_ACCESS_LOCAL_WRITE, &mr);
+	if (ret) {
+		fprintf(stderr, "kvs_krcore: register %llu bytes: %s\n",
+			(unsigned long long)len, krc_errmsg());
+		return ret;
+	}
+	while (!ret && at < len) {
+		for (n = 0; n < KVS_FETCH_DEPTH && at < len; n++) {
+			c = len - at < KVS_FETCH_CHUNK ? (uint32_t)(len - at) :
+							 KVS_FETCH_CHUNK;
+			krc_wr_init(k, &w[n], KRCORE_WR_READ, off + at, 0, c);
+			w[n].sg_list[0].addr = (uintptr_t)dst + at;
+			w[n].sg_list[0].lkey = mr.lkey;
+			at += c;
+		}
+		ret = krc_run(k, w, n);
+	}
+	krc_dereg_mr(k->vq, &mr);
+	return ret;
+}
+
 int kvs_krcore_connect(const struct kvs_pub *pub, struct kvs_conn *conn)
 {
 	struct krcore_qconnect qc;
@@ -215,6 +246,7 @@ int kvs_krcore_connect(const struct kvs_pub *pub, struct kvs_conn *conn)
 	conn->ctx = k;
 	conn->region_len = pub->len;
 	conn->close = krc_close;
+	conn->fetch = krc_fetch;
 	return 0;
 
 fail_buf:

@@ -202,6 +202,41 @@ static void vb_close(void *ctx)
 	free(v);
 }
 
+static int vb_fetch(void *ctx, uint64_t off, void *dst, uint64_t len)
+{
+	struct ibv_send_wr w[KVS_FETCH_DEPTH];
+	struct ibv_sge sge[KVS_FETCH_DEPTH];
+	struct kvs_vb *v = ctx;
+	struct ibv_mr *mr;
+	uint64_t at = 0;
+	unsigned int n;
+	uint32_t c;
+	int ret = 0;
+
+	mr = ibv_reg_mr(v->pd, dst, len, IBV_ACCESS_LOCAL_WRITE);
+	if (!mr) {
+		fprintf(stderr, "kvs_verbs: register %llu bytes: %s\n",
+			(unsigned long long)len, strerror(errno));
+		return -errno;
+	}
+	while (!ret && at < len) {
+		for (n = 0; n < KVS_FETCH_DEPTH && at < len; n++) {
+			c = len - at < KVS_FETCH_CHUNK ? (uint32_t)(len - at) :
+							 KVS_FETCH_CHUNK;
+			vb_wr_init(v, &w[n], &sge[n], IBV_WR_RDMA_READ, off + at,
+				   0, c);
+			sge[n].addr = (uintptr_t)dst + at;
+			sge[n].lkey = mr->lkey;
+			if (n)
+				w[n - 1].next = &w[n];
+			at += c;
+		}
+		ret = vb_run(v, w, n);
+	}
+	ibv_dereg_mr(mr);
+	return ret;
+}
+
 int kvs_verbs_connect(const struct kvs_pub *pub, struct kvs_conn *conn)
 {
 	struct rdma_addrinfo hints = {}, *res = NULL;
@@ -258,6 +293,7 @@ int kvs_verbs_connect(const struct kvs_pub *pub, struct kvs_conn *conn)
 	conn->ctx = v;
 	conn->region_len = pub->len;
 	conn->close = vb_close;
+	conn->fetch = vb_fetch;
 	return 0;
 
 fail:

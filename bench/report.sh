@@ -8,13 +8,17 @@
 # the PNGs (bench/plot.sh). The run's own text outputs are copied next to
 # them.
 #
-#   sh bench/report.sh RUN_DIR RESULTS_DIR
+# MESH_DIR, the four-node run of bench/mesh.sh, adds its samples and
+# mesh.out when it has them.
+#
+#   sh bench/report.sh RUN_DIR RESULTS_DIR [MESH_DIR]
 set -u
 run=${1:-}
 res=${2:-}
+mesh=${3:-}
 bin=${KRC_BIN:-build/bin}
-if [ $# -ne 2 ] || [ ! -d "$run" ]; then
-	echo "usage: sh bench/report.sh RUN_DIR RESULTS_DIR" >&2
+if [ $# -lt 2 ] || [ $# -gt 3 ] || [ ! -d "$run" ]; then
+	echo "usage: sh bench/report.sh RUN_DIR RESULTS_DIR [MESH_DIR]" >&2
 	exit 2
 fi
 if [ ! -s "$run/bench.samples" ]; then
@@ -24,6 +28,14 @@ fi
 rm -rf "$res"
 mkdir -p "$res" || exit 1
 cp "$run/bench.samples" "$res/samples.txt"
+if [ -n "$mesh" ]; then
+	if [ -s "$mesh/bench.samples" ]; then
+		cat "$mesh/bench.samples" >>"$res/samples.txt"
+		cp "$mesh/mesh.out" "$res/" 2>/dev/null
+	else
+		echo "report: no full-mesh samples in $mesh/bench.samples" >&2
+	fi
+fi
 # The state model with the RC and UD QP costs measured in the run
 # (bench/qp_cost); DC, which Soft-RoCE lacks, taken to cost what RC does.
 costs=""
@@ -36,7 +48,7 @@ fi
 [ -n "$costs" ] || echo "report: no QP costs measured in $run (qp_cost.out): the state table's are assumed" >&2
 # shellcheck disable=SC2086 # $costs is options
 "$bin/state_table" -s $costs >>"$res/samples.txt" || exit 1
-for f in connect_bench.out connect_rate.out read_bench.out first_contact.out qp_cost.out meta_bench.out; do
+for f in connect_bench.out connect_rate.out read_bench.out perftest.out first_contact.out qp_cost.out meta_bench.out; do
 	[ -f "$run/$f" ] && cp "$run/$f" "$res/"
 done
 # shellcheck disable=SC2086

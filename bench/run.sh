@@ -1,7 +1,9 @@
 #!/bin/sh
 # The benchmarks (make bench), on two nodes: node0 serves, node1 measures
 # krcore and raw verbs side by side (and first what a QP costs in memory,
-# bench/qp_cost). Prints numbers and ratios. Then the MetaServer
+# bench/qp_cost): connections (bench/connect_bench), then READ and WRITE
+# at 1-8 processes (bench/read_bench) with perftest's ib_read_lat and
+# ib_write_lat beside them. Prints numbers and ratios. Then the MetaServer
 # (bench/meta_bench): node0 fills its table with synthetic cards to each
 # occupancy in turn, node1 measures uncached lookups, their latency and
 # the lookups per second of 1, 2, 4 and 8 processes. Then
@@ -11,8 +13,14 @@
 . "$KRC_REPO/tests/cluster/lib.sh"
 META=$(node_ip 0)
 DIR=$KRC_RUN/bench
+# The data plane (bench/read_bench): synchronous samples per method and
+# point, seconds of batched requests per method and point, processes
+# 1, 2, 4 ... DP_PROCS; then perftest's ib_read_lat and ib_write_lat
+# with PT_ITERS iterations on the same two nodes, for reference.
 ITERS=${KRC_BENCH_ITERS:-5000}
-SECS=${KRC_BENCH_SECS:-10}
+SECS=${KRC_BENCH_SECS:-4}
+DP_PROCS=${KRC_BENCH_DP_PROCS:-8}
+PT_ITERS=${KRC_BENCH_PT_ITERS:-2000}
 
 gid_index() {
 	krctl status | sed -n 's/.*rxe0\/1: .* gid\[\([0-9]*\)\].*/\1/p'
@@ -56,6 +64,29 @@ meta_run() {
 	rm -f "$KRC_RUN/meta_bench.part"
 	return $mrc
 }
+# perftest_run TOOL: TOOL's client against node0 (its server may still be
+# starting: a few tries), its typical latency (perftest's median) and
+# 99th percentile in perftest.out, and a sample in the figure of
+# read_bench's that it stands beside (ib_write_lat's number is half a
+# ping-pong round trip, not a WRITE's completion time).
+perftest_run() {
+	fig=read_lat
+	[ "$1" = ib_write_lat ] && fig=write_lat
+	tries=0
+	until timeout 300 "$1" -d rxe0 -x "$(gid_index)" -s 8 -n "$PT_ITERS" -F \
+		"$META" >"$KRC_RUN/$1.client" 2>&1; do
+		tries=$((tries + 1))
+		[ $tries -ge 5 ] && return 1
+		sleep 1
+	done
+	awk -v t="$1" -v fig="$fig" -v s="${KRC_BENCH_SAMPLES:-/dev/null}" '
+	$1 == 8 && NF >= 8 {
+		printf "  %-13s typical %9.1f us  p99 %9.1f us\n", t, $5, $8
+		printf "S %s perftest_%s 1 %s\n", fig, t, $5 >>s
+		found = 1
+	}
+	END { exit !found }' "$KRC_RUN/$1.client" >>"$KRC_RUN/perftest.out"
+}
 # Node1 measures; its samples (krbench_report's input) go here and the
 # Makefile's bench target turns them into build/bench/results.
 [ "$KRC_NODE" = 1 ] && export KRC_BENCH_SAMPLES=$KRC_RUN/bench.samples
@@ -68,8 +99,17 @@ if [ "$KRC_NODE" = 0 ]; then
 	barrier up
 	barrier connect_done 900
 	kill $cm
-	"$KRC_REPO/build/bin/read_bench" server "$DIR" "$(gid_index)" || fail "server"
+	"$KRC_REPO/build/bin/read_bench" server "$DIR" "$(gid_index)" \
+		"$DP_PROCS" || fail "server"
 	barrier read_done 900
+	for t in ib_read_lat ib_write_lat; do
+		timeout 300 $t -d rxe0 -x "$(gid_index)" -s 8 -n "$PT_ITERS" -F \
+			>"$KRC_RUN/$t.server" 2>&1 &
+		pt=$!
+		barrier "${t}_up" 300
+		wait $pt || fail "$t server"
+		barrier "${t}_done" 600
+	done
 	# (wait_for and barrier use n and i: other names here)
 	for fill in $META_FILLS; do
 		echo "$fill" >"$FILLP" || fail "test_meta_fill=$fill"
@@ -90,10 +130,19 @@ else
 	"$KRC_REPO/build/bin/connect_bench" rate "$META" 7472 "$RATE_K" "$RATE_ROUNDS" |
 		tee "$KRC_RUN/connect_rate.out" || fail "connect_bench rate"
 	barrier connect_done
-	echo "== read_bench: $ITERS synchronous READs and ${SECS}s of batched READs, each path"
+	echo "== read_bench: READ and WRITE at 1-$DP_PROCS processes, $ITERS synchronous requests and ${SECS}s of batched ones per method and point"
 	"$KRC_REPO/build/bin/read_bench" client "$META" "$DIR" "$(gid_index)" \
-		"$ITERS" "$SECS" | tee "$KRC_RUN/read_bench.out" || fail "client"
+		"$ITERS" "$SECS" "$DP_PROCS" | tee "$KRC_RUN/read_bench.out" ||
+		fail "client"
 	barrier read_done
+	echo "== perftest on the same nodes: ib_read_lat, ib_write_lat, 8 B, $PT_ITERS iterations"
+	: >"$KRC_RUN/perftest.out"
+	for t in ib_read_lat ib_write_lat; do
+		barrier "${t}_up"
+		perftest_run "$t" || fail "$t"
+		barrier "${t}_done"
+	done
+	cat "$KRC_RUN/perftest.out"
 	echo "== meta_bench: MetaServer lookups at $META_FILLS synthetic cards: $META_COUNT uncached lookups, then ${META_SECS}s at 1, 2, 4, 8 processes"
 	: >"$KRC_RUN/meta_bench.out"
 	for fill in $META_FILLS; do

@@ -216,3 +216,17 @@ peer_block() {
 		/^peer / { on = (index($0, p ":") == 1 || index($0, p " ") == 1) }
 		on { print }'
 }
+
+# check_report SAMPLES RESULTS: the benchmark samples file SAMPLES is
+# there, krbench_report turns it into RESULTS (summary.txt, results.json,
+# a .dat and .gp per figure) and found no malformed or dropped line.
+check_report() {
+	# (check evaluates its expression with its own arguments as $1...)
+	rep_s=$1
+	rep_r=$2
+	check "samples written" '[ -s "$rep_s" ]'
+	check "krbench_report writes the report" \
+		'"$KRC_BIN/krbench_report" -q "$rep_r" "$rep_s" 2>"$KRC_RUN/report.err"'
+	check "no malformed or dropped sample line" \
+		'grep -q " 0 malformed, 0 dropped" "$rep_r/summary.txt"'
+}
