@@ -37,6 +37,10 @@ mkdir -p "$res" || exit 1
 # stdout, the text report on fd 3 (a file).
 cat "$run"/kvs.spike.verbs.[0-9]* "$run"/kvs.spike.krcore.[0-9]* |
 awk -v B="$bucket" -v text="$res/kvs_report.txt" '
+# "N ms", or "never" when the rate never reached 90% of a steady one
+function when(ms) {
+	return ms < 0 ? "never (no steady rate)" : ms " ms"
+}
 function median(a, n,    i, j, t) {
 	for (i = 2; i <= n; i++) {
 		t = a[i]
@@ -64,6 +68,16 @@ END {
 	print "F kvs_first_get ms spike Time from the load spike to each new worker'"'"'s first GET"
 	print "F kvs_first_get_main ms spike From each new worker'"'"'s main() to its first GET (process start-up left out)"
 	print "F kvs_timeline per_s ms GETs per second of the spike'"'"'s new workers, from the spike'"'"'s start"
+	# The timeline in steps of k bins, k the smallest that keeps it
+	# within 120 points (krbench_report takes 128 x values a figure;
+	# a slow node, the debug kernel, makes a long spike).
+	mb = 0
+	for (m in S)
+		if (maxb[m] > mb)
+			mb = maxb[m]
+	k = int((mb + 119) / 120)
+	if (k < 1)
+		k = 1
 	for (m in S) {
 		for (i = 1; i <= nf[m]; i++) {
 			printf "S kvs_first_get %s new_worker %.3f\n", m, fg[m, i]
@@ -84,9 +98,18 @@ END {
 		plat[m] = n ? median(v, n) : 0
 		split("", v)
 		full[m] = -1
+		for (b = 0; b < maxb[m]; b += k) {
+			sum = 0
+			nb = 0
+			for (j = b; j < b + k && j < maxb[m]; j++) {
+				sum += cnt[m, j]
+				nb++
+			}
+			printf "S kvs_timeline %s %d %.1f\n", m, b * B,
+				sum * 1000 / (B * nb)
+		}
 		for (b = 0; b < maxb[m]; b++) {
 			r = cnt[m, b] * 1000 / B
-			printf "S kvs_timeline %s %d %.1f\n", m, b * B, r
 			rate[m, b] = r
 			if (full[m] < 0 && plat[m] > 0 && r >= 0.9 * plat[m])
 				full[m] = b * B
@@ -116,7 +139,7 @@ END {
 	}
 	rmain = fmmed["krcore"] > 0 ? fmmed["verbs"] / fmmed["krcore"] : 0
 	if (fgmed["krcore"] > 0)
-		printf "\nverdict: new krcore workers served their first GET %.0fx sooner than new verbs workers (median %.1f ms vs %.1f ms from launch; %.1fx from main(): %.1f ms vs %.1f ms); the spike'"'"'s capacity was in use after %d ms with krcore, %d ms with verbs\n", fgmed["verbs"] / fgmed["krcore"], fgmed["krcore"], fgmed["verbs"], rmain, fmmed["krcore"], fmmed["verbs"], full["krcore"], full["verbs"] >text
+		printf "\nverdict: new krcore workers served their first GET %.0fx sooner than new verbs workers (median %.1f ms vs %.1f ms from launch; %.1fx from main(): %.1f ms vs %.1f ms); the spike'"'"'s capacity was in use after %s with krcore, %s with verbs\n", fgmed["verbs"] / fgmed["krcore"], fgmed["krcore"], fgmed["verbs"], rmain, fmmed["krcore"], fmmed["verbs"], when(full["krcore"]), when(full["verbs"]) >text
 }' >"$res/samples.txt" || exit 1
 "$bin/krbench_report" -q "$res" "$res/samples.txt" >/dev/null || exit 1
 sh bench/plot.sh "$res" >/dev/null || exit 1
