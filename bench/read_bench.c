@@ -810,6 +810,45 @@ struct point {
 	int nwin[NMETHODS];
 };
 
+/*
+ * Samples of a one-at-a-time command (CMD_LAT, CMD_RTT) from @procs
+ * processes: ROUNDS rounds with the methods' order alternating, @per
+ * samples per process each; out[m] gets them all, sorted.
+ */
+static int collect_samples(struct client *cl, int cmd, int procs, int per,
+			   double *out[NMETHODS], int nout[NMETHODS])
+{
+	struct crew *c = cl->c;
+	int r, i, k, m;
+
+	for (m = 0; m < NMETHODS; m++) {
+		out[m] = calloc((size_t)per * ROUNDS * (size_t)procs,
+				sizeof(double));
+		if (!out[m])
+			die("calloc");
+		nout[m] = 0;
+	}
+	c->procs = procs;
+	for (r = 0; r < ROUNDS; r++)
+		for (i = 0; i < NMETHODS; i++) {
+			m = r % 2 ? NMETHODS - 1 - i : i;
+			c->cmd = cmd;
+			c->method = m;
+			c->iters = per;
+			if (crew_cmd(cl))
+				return -1;
+			for (k = 0; k < procs; k++) {
+				memcpy(out[m] + nout[m],
+				       c->lat + (size_t)k * per,
+				       sizeof(double) * (size_t)per);
+				nout[m] += per;
+			}
+		}
+	for (m = 0; m < NMETHODS; m++)
+		qsort(out[m], (size_t)nout[m], sizeof(double), cmp_d);
+	return 0;
+}
+
 static int measure(struct client *cl, int op, int procs, int iters,
 		   double secs, struct point *pt)
 {
@@ -819,33 +858,13 @@ static int measure(struct client *cl, int op, int procs, int iters,
 
 	if (per < 1)
 		per = 1;
-	for (m = 0; m < NMETHODS; m++) {
-		pt->lat[m] = calloc((size_t)per * ROUNDS * (size_t)procs,
-				    sizeof(double));
-		if (!pt->lat[m])
-			die("calloc");
-		pt->nlat[m] = 0;
-		pt->nwin[m] = 0;
-	}
 	c->op = op;
-	c->procs = procs;
 	/* synchronous: alternating rounds, per samples per process each */
-	for (r = 0; r < ROUNDS; r++)
-		for (i = 0; i < NMETHODS; i++) {
-			m = r % 2 ? NMETHODS - 1 - i : i;
-			c->cmd = CMD_LAT;
-			c->method = m;
-			c->iters = per;
-			if (crew_cmd(cl))
-				return -1;
-			for (k = 0; k < procs; k++) {
-				memcpy(pt->lat[m] + pt->nlat[m],
-				       c->lat + (size_t)k * per,
-				       sizeof(double) * (size_t)per);
-				pt->nlat[m] += per;
-			}
-		}
+	if (collect_samples(cl, CMD_LAT, procs, per, pt->lat, pt->nlat))
+		return -1;
 	/* batched: alternating windows that the processes share */
+	for (m = 0; m < NMETHODS; m++)
+		pt->nwin[m] = 0;
 	for (r = 0; r < ROUNDS; r++)
 		for (i = 0; i < NMETHODS; i++) {
 			m = r % 2 ? NMETHODS - 1 - i : i;
@@ -861,8 +880,6 @@ static int measure(struct client *cl, int op, int procs, int iters,
 			pt->win[m][pt->nwin[m]++] =
 				ops / ((c->t_end - c->t_start) / 1e6);
 		}
-	for (m = 0; m < NMETHODS; m++)
-		qsort(pt->lat[m], (size_t)pt->nlat[m], sizeof(double), cmp_d);
 	return 0;
 }
 
@@ -870,34 +887,12 @@ static int measure(struct client *cl, int op, int procs, int iters,
 static int measure_rtt(struct client *cl, const char *dir, int iters,
 		       double *rtt[NMETHODS], int nrtt[NMETHODS])
 {
-	struct crew *c = cl->c;
-	int per = iters / ROUNDS, r, i, m;
+	int per = iters / ROUNDS;
 
 	if (per < 1)
 		per = 1;
 	write_file(dir, "echo", "", 0);
-	for (m = 0; m < NMETHODS; m++) {
-		rtt[m] = calloc((size_t)per * ROUNDS, sizeof(double));
-		if (!rtt[m])
-			die("calloc");
-		nrtt[m] = 0;
-	}
-	c->procs = 1;
-	for (r = 0; r < ROUNDS; r++)
-		for (i = 0; i < NMETHODS; i++) {
-			m = r % 2 ? NMETHODS - 1 - i : i;
-			c->cmd = CMD_RTT;
-			c->method = m;
-			c->iters = per;
-			if (crew_cmd(cl))
-				return -1;
-			memcpy(rtt[m] + nrtt[m], c->lat,
-			       sizeof(double) * (size_t)per);
-			nrtt[m] += per;
-		}
-	for (m = 0; m < NMETHODS; m++)
-		qsort(rtt[m], (size_t)nrtt[m], sizeof(double), cmp_d);
-	return 0;
+	return collect_samples(cl, CMD_RTT, 1, per, rtt, nrtt);
 }
 
 static double mean(const double *v, int n)
