@@ -49,7 +49,7 @@ EXAMPLES    := $(BUILD)/bin/krc_example
 PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
-.PHONY: demo-kvs demo-serverless demo-basics mutants all module lib tools unit benches bench deps demo test install clean fuzz \
+.PHONY: demo-kvs demo-serverless demo-basics mutants all module lib tools unit benches bench bench-publish deps demo test install clean fuzz \
 	test-passive-loop soak test-debug debug-kernel install-dkms deb
 all: module lib tools unit benches
 
@@ -199,9 +199,22 @@ test-passive-loop: all
 # (summary.txt, results.json, a PNG per figure; bench/report.sh).
 bench: all
 	rm -rf $(BUILD)/bench/run $(BUILD)/bench/mesh
+	@mkdir -p $(BUILD)/bench
+	@{ echo "commit $$(git describe --always --dirty 2>/dev/null || echo unknown)"; \
+	  echo "start $$(date -u '+%Y-%m-%d %H:%M UTC')"; \
+	  echo "cpus $$(nproc)"; \
+	  echo "load at start $$(cut -d' ' -f1-3 /proc/loadavg)"; } \
+		>$(BUILD)/bench/run-info
 	tools/krcluster -n 2 -t 1500 -p -o $(BUILD)/bench/run -- sh bench/run.sh
 	tools/krcluster -n 4 -t 1200 -p -o $(BUILD)/bench/mesh -- sh bench/mesh.sh
+	@echo "load at end $$(cut -d' ' -f1-3 /proc/loadavg)" >>$(BUILD)/bench/run-info
 	sh bench/report.sh $(BUILD)/bench/run $(BUILD)/bench/results $(BUILD)/bench/mesh
+	cp $(BUILD)/bench/run-info $(BUILD)/bench/results/
+
+# The last make bench's results under docs/results (README.md with every
+# figure, its ratios and its plot; bench/publish.sh).
+bench-publish:
+	sh bench/publish.sh $(BUILD)/bench/results docs/results
 
 # Headers in a directory of their own: the .pc's Cflags point there, so
 # '#include <libkrcore.h>' works (and <krcore/libkrcore.h> without it).

@@ -103,6 +103,18 @@ if [ "$KRC_NODE" = 1 ]; then
 		check "first_read: $m sampled" 'grep -q "^S first_read $m " "$s"'
 	done
 	check "ratios in the JSON" 'grep -q "krcore_over_rdma_cm" "$res/results.json"'
+	# make bench-publish: a section per figure, the targets' ratios.
+	pub=$KRC_RUN/published
+	check "bench/publish.sh writes the results page" \
+		'sh "$KRC_REPO/bench/publish.sh" "$res" "$pub" >/dev/null'
+	nfig=$(grep -c "^ figure [a-z0-9_]*, " "$res/summary.txt")
+	check "a section per figure ($nfig), each with its table" \
+		'[ "$nfig" -gt 10 ] &&
+		 [ "$(grep -c "^## " "$pub/README.md")" = $((nfig + 1)) ] &&
+		 [ "$(grep -c "^ method " "$pub/README.md")" = "$nfig" ]'
+	check "the ratios judged against targets, by figure" \
+		'grep -q "^first_read: rdma_cm_over_datagram at x=new_process: .*target >= 20x" "$pub/README.md" &&
+		 grep -q "^read_lat: krcore_over_verbs at x=8: " "$pub/README.md"'
 	head -n 40 "$res/summary.txt"
 fi
 finish
