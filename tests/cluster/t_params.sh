@@ -15,12 +15,6 @@
 #               seen by the host and by a member;
 #   node_id=    node1's card, as read by the MetaServer node's lookup.
 . "$KRC_REPO/tests/cluster/lib.sh"
-# On TCG with page poisoning, every run of this test so far ended with a
-# soft lockup at power-off (PID 1 truncating 9p page cache: not krcore, but
-# the log scan fails the node), so it runs only when asked for, until that
-# is understood: KRC_TEST_PARAMS=1 sh tests/run.sh cluster t_params
-[ "${KRC_TEST_PARAMS:-0}" = 1 ] ||
-	skip "t_params runs with KRC_TEST_PARAMS=1 (soft lockups at power-off)"
 META=$(node_ip 0)
 V6=fd00:77::2
 V6GID=fd00:0077:0000:0000:0000:0000:0000:0002
