@@ -7,6 +7,7 @@
 # any case is judged wrong.
 set -u
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tools/krcluster-logscan.sh
 . "$repo/tools/krcluster-logscan.sh"
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
@@ -38,7 +39,7 @@ node 0 "${pass//N/0}$lockup"
 judge 0 stall "soft lockup after exit 0, no krcore frame"
 node 1 "${pass//N/1}$rcu"
 judge 1 stall "RCU stall after exit 0, no krcore frame"
-node 2 "${pass//N/2}$lockup[  200.500000]  krc_dg_recv+0x40/0x300 [krcore]\n"
+node 2 "${pass//N/2}${lockup}[  200.500000]  krc_dg_recv+0x40/0x300 [krcore]\n"
 judge 2 test "stall with a krcore frame"
 node 3 "krc-node 3: up\n[  50.000000] WARNING: CPU: 0 PID: 9 at kernel/foo.c:1\nkrc-node 3: exit 0\n$lockup"
 judge 3 test "a warning before the exit line"
