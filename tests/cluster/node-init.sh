@@ -65,7 +65,12 @@ finish() {
 	fi
 	sync
 	echo "krc-node $node: exit $1"
-	# reboot(2) straight away: once the 9p root is gone nothing can be exec'd.
+	# reboot(2) straight away, from a child: PID 1 itself must not exec
+	# (an exec drops the shell's mappings, and on TCG with page poisoning
+	# the eviction of 9p page cache that follows in PID 1 ran for minutes
+	# with the RCU kthread starved: the testbed's power-off stall). The
+	# exec is the fallback if the child could not power off.
+	/bin/busybox poweroff -f
 	exec /bin/busybox poweroff -f
 }
 
