@@ -49,7 +49,7 @@ EXAMPLES    := $(BUILD)/bin/krc_example
 PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
-.PHONY: demo-kvs demo-serverless demo-basics mutants all module lib tools unit benches bench bench-publish deps demo test install clean fuzz \
+.PHONY: demo-kvs demo-serverless demo-basics mutants all module lib tools unit benches bench bench-quick bench-publish deps demo test install clean fuzz \
 	test-passive-loop soak test-debug debug-kernel install-dkms deb
 all: module lib tools unit benches
 
@@ -202,6 +202,7 @@ bench: all
 	@mkdir -p $(BUILD)/bench
 	@{ echo "commit $$(git describe --always --dirty 2>/dev/null || echo unknown)"; \
 	  echo "start $$(date -u '+%Y-%m-%d %H:%M UTC')"; \
+	  echo "mode $${KRC_BENCH_MODE:-full}"; \
 	  echo "cpus $$(nproc)"; \
 	  echo "load at start $$(cut -d' ' -f1-3 /proc/loadavg)"; } \
 		>$(BUILD)/bench/run-info
@@ -210,6 +211,16 @@ bench: all
 	@echo "load at end $$(cut -d' ' -f1-3 /proc/loadavg)" >>$(BUILD)/bench/run-info
 	sh bench/report.sh $(BUILD)/bench/run $(BUILD)/bench/results $(BUILD)/bench/mesh
 	cp $(BUILD)/bench/run-info $(BUILD)/bench/results/
+
+# The same figures from fewer samples, in about 3 minutes: a look, not a
+# result (build/bench/results says "mode quick" in run-info).
+BENCH_QUICK = KRC_BENCH_MODE=quick KRC_BENCH_CONNECTS=10 KRC_BENCH_RATE_K=5 \
+	KRC_BENCH_RATE_ROUNDS=1 KRC_BENCH_ITERS=1000 KRC_BENCH_SECS=1 \
+	KRC_BENCH_FC_SAMPLES=3 KRC_BENCH_FC_PARTS=10 KRC_BENCH_FC_READS=300 \
+	KRC_BENCH_META_COUNT=300 KRC_BENCH_META_SECS=1 KRC_BENCH_PT_ITERS=500 \
+	KRC_BENCH_MESH_ROUNDS=1
+bench-quick:
+	env $(BENCH_QUICK) $(MAKE) bench
 
 # The last make bench's results under docs/results (README.md with every
 # figure, its ratios and its plot; bench/publish.sh).

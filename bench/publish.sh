@@ -33,11 +33,14 @@ done
 if [ -s "$res/run-info" ]; then
 	when=$(sed -n 's/^start //p' "$res/run-info")
 	commit=$(sed -n 's/^commit //p' "$res/run-info")
+	mode=$(sed -n 's/^mode //p' "$res/run-info")
 	cp "$res/run-info" "$doc/"
 else
 	when="$(date -u -r "$res/summary.txt" '+%Y-%m-%d %H:%M UTC') (report written)"
 	commit="not recorded (no run-info)"
 fi
+[ "${mode:-full}" = quick ] &&
+	commit="$commit, **quick mode** (make bench-quick: fewer samples, a look rather than a result)"
 
 {
 	cat <<EOF
