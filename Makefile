@@ -223,9 +223,11 @@ bench-quick:
 	env $(BENCH_QUICK) $(MAKE) bench
 
 # The last make bench's results under docs/results (README.md with every
-# figure, its ratios and its plot; bench/publish.sh).
+# figure, its ratios and its plot; bench/publish.sh), with the last make
+# demo's report and plots if there is one.
 bench-publish:
-	sh bench/publish.sh $(BUILD)/bench/results docs/results
+	sh bench/publish.sh $(BUILD)/bench/results docs/results \
+		$(wildcard $(BUILD)/demo-kvs/results)
 
 # Headers in a directory of their own: the .pc's Cflags point there, so
 # '#include <libkrcore.h>' works (and <krcore/libkrcore.h> without it).

@@ -143,5 +143,9 @@ END {
 }' >"$res/samples.txt" || exit 1
 "$bin/krbench_report" -q "$res" "$res/samples.txt" >/dev/null || exit 1
 sh bench/plot.sh "$res" >/dev/null || exit 1
+# The spike node's counters after both spikes: the krcore workers' paths.
+[ -s "$run/kvs.spike.paths" ] &&
+	printf "the spike node's paths (krctl counters): %s\n" \
+		"$(cat "$run/kvs.spike.paths")" >>"$res/kvs_report.txt"
 cat "$res/kvs_report.txt"
 echo "kvs_report: $res (kvs_report.txt, summary.txt, results.json, *.png)"

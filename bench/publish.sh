@@ -8,16 +8,24 @@
 # breakdown, the full mesh and the state table as the run printed them.
 # Nothing in it is typed by hand: rerun make bench, then this.
 #
-#   sh bench/publish.sh [RESULTS_DIR [DOC_DIR]]
+#   sh bench/publish.sh [RESULTS_DIR [DOC_DIR [DEMO_DIR]]]
+#
+# DEMO_DIR, the results of make demo (bench/kvs_report.sh), adds its
+# report and plots as the page's last section (in DOC_DIR/demo-kvs).
 #
 # KRC_PUBLISH_NOTE, if set, is printed under the heading (the host's
 # load while the run ran, say: the script cannot know it).
 set -u
 res=${1:-build/bench/results}
 doc=${2:-docs/results}
-if [ $# -gt 2 ] || [ ! -s "$res/summary.txt" ]; then
-	echo "usage: sh bench/publish.sh [RESULTS_DIR [DOC_DIR]] (no $res/summary.txt: run make bench)" >&2
+demo=${3:-}
+if [ $# -gt 3 ] || [ ! -s "$res/summary.txt" ]; then
+	echo "usage: sh bench/publish.sh [RESULTS_DIR [DOC_DIR [DEMO_DIR]]] (no $res/summary.txt: run make bench)" >&2
 	exit 2
+fi
+if [ -n "$demo" ] && [ ! -s "$demo/kvs_report.txt" ]; then
+	echo "publish: no $demo/kvs_report.txt (run make demo), the page goes without it" >&2
+	demo=""
 fi
 rm -rf "$doc"
 mkdir -p "$doc" || exit 1
@@ -124,5 +132,19 @@ EOF
 		cat "$res/$f"
 		printf '```\n\n'
 	done
+	if [ -n "$demo" ]; then
+		mkdir -p "$doc/demo-kvs"
+		cp "$demo/kvs_report.txt" "$doc/demo-kvs/"
+		printf '## make demo: the elastic key-value store (%s)\n\n' \
+			"$(date -u -r "$demo/kvs_report.txt" '+%Y-%m-%d %H:%M UTC')"
+		printf '```\n'
+		cat "$demo/kvs_report.txt"
+		printf '```\n\n'
+		for f in "$demo"/*.png; do
+			[ -e "$f" ] || continue
+			cp "$f" "$doc/demo-kvs/"
+			printf '![%s](demo-kvs/%s)\n\n' "${f##*/}" "${f##*/}"
+		done
+	fi
 } >"$doc/README.md"
 echo "publish: $doc/README.md ($(find "$doc" -name "*.png" | wc -l) plots)"

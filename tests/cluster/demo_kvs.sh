@@ -63,6 +63,10 @@ case "$KRC_NODE" in
 		check "$WORKERS $m workers served GETs" '[ "$n" = "$WORKERS" ]'
 		sleep 1
 	done
+	# The paths the krcore workers' VQs took (datagrams first, RC behind).
+	krctl counters | grep -E '^(qconnect_(pooled|handshake|datagram)|dg_(vqs_joined|switches|req_sent|retransmits)|wr_posted)=' |
+		tr '\n' ' ' >"$KRC_RUN/kvs.spike.paths"
+	log "spike node's paths: $(cat "$KRC_RUN/kvs.spike.paths")"
 	barrier spikes_done
 	;;
 esac

@@ -32,6 +32,12 @@ if [ "$KRC_NODE" = 2 ]; then
 			'awk -v m=$m '"'"'$1 == m { exit !($NF == 0) }'"'"' "$txt"'
 	done
 	check "the verdict" 'grep -q "^verdict: new krcore workers served their first GET" "$txt"'
+	# Two krcore workers, each a first contact of this node's kernel with
+	# the memory node: each connected somehow, on the path the report shows.
+	check "the krcore workers' paths in the report" \
+		'grep "^the spike node'"'"'s paths (krctl counters): " "$txt" |
+		 awk '"'"'{ for (i = 1; i <= NF; i++) if (split($i, kv, "=") == 2) v[kv[1]] = kv[2] }
+		 END { exit !(v["qconnect_datagram"] + v["qconnect_handshake"] + v["qconnect_pooled"] == 2 && v["wr_posted"] > 0) }'"'"''
 	check "no malformed or dropped sample line" \
 		'grep -q " 0 malformed, 0 dropped" "$res/summary.txt"'
 	check "the figures in the JSON" \
