@@ -135,7 +135,8 @@ EOF
 	if [ -n "$demo" ]; then
 		mkdir -p "$doc/demo-kvs"
 		cp "$demo/kvs_report.txt" "$doc/demo-kvs/"
-		printf '## make demo: the elastic key-value store (%s)\n\n' \
+		printf '## make demo: the elastic key-value store\n\n'
+		printf 'Its report of %s:\n\n' \
 			"$(date -u -r "$demo/kvs_report.txt" '+%Y-%m-%d %H:%M UTC')"
 		printf '```\n'
 		cat "$demo/kvs_report.txt"
