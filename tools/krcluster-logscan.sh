@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The kernel-log scan of tools/krcluster (bash, sourced): what fails a node
-# whose command passed. tests/run.sh's style part checks it on fixtures
-# (tests/logscan/check.sh).
+# whose command passed. tests/run.sh's style part checks it on made-up
+# logs (tests/logscan/check.sh).
 
 # A kernel problem fails the node even if its command said it passed: the
 # stock kernel's reports, the debug kernel's (KASAN, KFENCE, lockdep,
@@ -33,24 +33,3 @@ expected_missing() {
 		[ "$n" -eq 1 ] || { echo "expected line seen $n times: $line"; return; }
 	done <"$exp"
 }
-
-# The testbed's power-off stall: a node whose test passed (exit 0, a clean
-# kernel log up to its "krc-node N: exit 0" line) and whose kernel then
-# reported a soft lockup or an RCU stall while powering off, with no
-# krcore frame in what it printed after that line. Seen on TCG with page
-# poisoning on a loaded host (PID 1 truncating 9p page cache at exit). It
-# still fails the node, with this reason, so that tests/run.sh can tell it
-# from a failure of the test (and run the test once more).
-# poweroff_stall RUN_DIR I: node I of RUN_DIR stalled so.
-poweroff_stall() {
-	local dir=$1 i=$2 log=$1/node$2.log n after
-	n=$(grep -a -n "^krc-node $i: exit 0" "$log" 2>/dev/null | head -n 1 | cut -d: -f1)
-	[ -n "$n" ] || return 1
-	[ -z "$(kernel_trouble "$dir/node$i.expect" "$dir/node$i.dmesg" <(head -n "$n" "$log"))" ] ||
-		return 1
-	after=$(tail -n +"$((n + 1))" "$log" | tr -d '\r')
-	echo "$after" | grep -aqE 'soft lockup|rcu: INFO: .* detected stall|rcu_(preempt|sched) detected stall' ||
-		return 1
-	! echo "$after" | grep -aqE 'krc_|\[krcore\]'
-}
-
