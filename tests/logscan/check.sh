@@ -13,15 +13,16 @@ dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 bad=0
 
-# judge WANT CASE LOG [EXPECT]: the scan of console LOG (printf %b text,
-# with a clean dmesg) and the declared lines EXPECT finds trouble (fail)
-# or none (pass), as WANT says.
+# judge WANT CASE LOG [EXPECT]: a node whose console and kernel log both
+# hold LOG (printf %b text), with the declared lines EXPECT, scanned the
+# way tools/krcluster scans a node: trouble (fail) or none (pass), as WANT
+# says.
 judge() {
 	local got=pass
 	printf '%b' "$3" >"$dir/log"
-	printf '[    1.000000] Linux version 6.1\n' >"$dir/dmesg"
+	printf '[    1.000000] Linux version 6.1\n%b' "$3" >"$dir/dmesg"
 	printf '%b' "${4:-}" >"$dir/expect"
-	[ -n "$(kernel_trouble "$dir/expect" "$dir/dmesg" "$dir/log")$(expected_missing "$dir/expect" "$dir/log")" ] &&
+	[ -n "$(kernel_trouble "$dir/expect" "$dir/dmesg" "$dir/log")$(expected_missing "$dir/expect" "$dir/dmesg")" ] &&
 		got=fail
 	if [ "$got" = "$1" ]; then
 		echo "ok - logscan: $2: $got"
