@@ -195,10 +195,10 @@ test-passive-loop: all
 		echo "run $$i passed"; \
 	done
 
-# The benchmarks on two nodes, the full mesh on four, then their report: build/bench/results
+# The benchmarks on two nodes, first contact on three, the full mesh on four, then their report: build/bench/results
 # (summary.txt, results.json, a PNG per figure; bench/report.sh).
 bench: all
-	rm -rf $(BUILD)/bench/run $(BUILD)/bench/mesh
+	rm -rf $(BUILD)/bench/run $(BUILD)/bench/fc $(BUILD)/bench/mesh
 	@mkdir -p $(BUILD)/bench
 	@{ echo "commit $$(git describe --always --dirty 2>/dev/null || echo unknown)"; \
 	  echo "start $$(date -u '+%Y-%m-%d %H:%M UTC')"; \
@@ -206,10 +206,11 @@ bench: all
 	  echo "cpus $$(nproc)"; \
 	  echo "load at start $$(cut -d' ' -f1-3 /proc/loadavg)"; } \
 		>$(BUILD)/bench/run-info
-	tools/krcluster -n 2 -t 1500 -p -o $(BUILD)/bench/run -- sh bench/run.sh
+	KRC_BENCH_FC=0 tools/krcluster -n 2 -t 1500 -p -o $(BUILD)/bench/run -- sh bench/run.sh
+	tools/krcluster -n 3 -t 1500 -p -o $(BUILD)/bench/fc -- sh bench/first_contact.sh
 	tools/krcluster -n 4 -t 1200 -p -o $(BUILD)/bench/mesh -- sh bench/mesh.sh
 	@echo "load at end $$(cut -d' ' -f1-3 /proc/loadavg)" >>$(BUILD)/bench/run-info
-	sh bench/report.sh $(BUILD)/bench/run $(BUILD)/bench/results $(BUILD)/bench/mesh
+	sh bench/report.sh $(BUILD)/bench/run $(BUILD)/bench/results $(BUILD)/bench/mesh $(BUILD)/bench/fc
 	cp $(BUILD)/bench/run-info $(BUILD)/bench/results/
 
 # The same figures from fewer samples, in about 3 minutes: a look, not a

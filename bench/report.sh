@@ -9,16 +9,18 @@
 # them.
 #
 # MESH_DIR, the four-node run of bench/mesh.sh, adds its samples and
-# mesh.out when it has them.
+# mesh.out when it has them; FC_DIR, the three-node run of
+# bench/first_contact.sh, its samples and first_contact.out.
 #
-#   sh bench/report.sh RUN_DIR RESULTS_DIR [MESH_DIR]
+#   sh bench/report.sh RUN_DIR RESULTS_DIR [MESH_DIR [FC_DIR]]
 set -u
 run=${1:-}
 res=${2:-}
 mesh=${3:-}
+fc=${4:-}
 bin=${KRC_BIN:-build/bin}
-if [ $# -lt 2 ] || [ $# -gt 3 ] || [ ! -d "$run" ]; then
-	echo "usage: sh bench/report.sh RUN_DIR RESULTS_DIR [MESH_DIR]" >&2
+if [ $# -lt 2 ] || [ $# -gt 4 ] || [ ! -d "$run" ]; then
+	echo "usage: sh bench/report.sh RUN_DIR RESULTS_DIR [MESH_DIR [FC_DIR]]" >&2
 	exit 2
 fi
 if [ ! -s "$run/bench.samples" ]; then
@@ -36,6 +38,13 @@ if [ -n "$mesh" ]; then
 		echo "report: no full-mesh samples in $mesh/bench.samples" >&2
 	fi
 fi
+if [ -n "$fc" ]; then
+	if [ -s "$fc/bench.samples" ]; then
+		cat "$fc/bench.samples" >>"$res/samples.txt"
+	else
+		echo "report: no first-contact samples in $fc/bench.samples" >&2
+	fi
+fi
 # The state model with the RC and UD QP costs measured in the run
 # (bench/qp_cost); DC, which Soft-RoCE lacks, taken to cost what RC does.
 costs=""
@@ -51,6 +60,7 @@ fi
 for f in connect_bench.out connect_rate.out read_bench.out perftest.out first_contact.out qp_cost.out meta_bench.out; do
 	[ -f "$run/$f" ] && cp "$run/$f" "$res/"
 done
+[ -n "$fc" ] && [ -f "$fc/first_contact.out" ] && cp "$fc/first_contact.out" "$res/"
 # shellcheck disable=SC2086
 "$bin/state_table" $costs >"$res/state_table.txt" || exit 1
 "$bin/krbench_report" -q "$res" "$res/samples.txt" || exit 1
