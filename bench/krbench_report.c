@@ -1335,6 +1335,9 @@ int krr_write_gnuplot(struct krr *r, size_t i, FILE *f)
 			fg->nmethods ? fg->nmethods - 1 : 0);
 		if (!krr_log(lo, hi, pos))
 			fputs("set yrange [0:*]\n", f);
+		/* more than four names side by side run into each other */
+		if (fg->nmethods > 4)
+			fputs("set xtics rotate by 30 right\n", f);
 		fprintf(f, "plot '%s.dat' using 0:2:xtic(1) with boxes title 'median', \\\n"
 			"\t'' using 0:3 with points pt 7 title 'p99'\n", fg->name);
 		return ferror(f) ? -1 : 0;

@@ -67,11 +67,12 @@ EOF
 			"$(sed -n 's/^load at end //p' "$res/run-info")"
 	[ -n "${KRC_PUBLISH_NOTE:-}" ] && printf '%s\n\n' "$KRC_PUBLISH_NOTE"
 	cat <<'EOF'
-The testbed is two (four for the full mesh) qemu TCG virtual machines with
-Soft-RoCE (rdma_rxe) on one host: about 100x slower than hardware, so
-absolute times say little and only the ratios of methods measured side by
-side in this run are the result. Control-plane ratios (connect, first
-contact, MetaServer, full mesh, state) carry over to hardware. Data-path
+The testbed is two (three for first contact, four for the full mesh)
+qemu TCG virtual machines with Soft-RoCE (rdma_rxe) on one host: about
+100x slower than hardware, so absolute times say little and only the
+ratios of methods measured side by side in this run are the result.
+Control-plane ratios (connect, first contact, MetaServer, full mesh,
+state) carry over to hardware. Data-path
 ratios flatter krcore here: rxe makes every user-space verbs post a
 system call, which a hardware NIC does not, while a krcore post is one on
 both. Targets (from the issues) are printed beside the ratios they judge;
