@@ -1029,6 +1029,30 @@ static void kpiece(const char *name, const char *kind, int k)
 	       q(kind, k, 0.99));
 }
 
+/*
+ * The kernel's parts of the RC first contacts of path @label (series
+ * LABEL_parts), with the accepting peer's (series @peer) if given.
+ */
+static void rc_parts_table(const char *label, const char *peer)
+{
+	char parts[32];
+
+	snprintf(parts, sizeof(parts), "%s_parts", label);
+	printf(" %-38s %8s %11s %11s\n", "part", "#samples", "median", "p99");
+	kpiece("MetaServer lookup (READ)", parts, 0);
+	kpiece("a place and a spare QP", parts, 1);
+	kpiece("AH + first REQ posted", parts, 2);
+	kpiece("REQ posted to answer woken", parts, 3);
+	if (peer) {
+		kpiece(" peer: card check (MetaServer READ)", peer, 0);
+		kpiece(" peer: its RTR + RTS", peer, 1);
+		kpiece(" peer: REQ in to REP posted", peer, 2);
+	}
+	kpiece("our RTR + RTS", parts, 4);
+	kpiece("other (pool pick, locks, ioctl)", parts, 5);
+	kpiece("kernel qconnect (elapsed_ns)", label, 2);
+}
+
 /* " NAME   R.Rx TARGET", the ratio with @prec decimals. */
 static void ratio_line(const char *name, double r, int prec,
 		       const char *target)
@@ -1102,18 +1126,7 @@ static int run_report(const char *file)
 	if (count("rc_parts")) {
 		rule();
 		printf(" RC first contact in the kernel (counters fc_*), medians:\n");
-		printf(" %-38s %8s %11s %11s\n", "part", "#samples", "median",
-		       "p99");
-		kpiece("MetaServer lookup (READ)", "rc_parts", 0);
-		kpiece("a place and a spare QP", "rc_parts", 1);
-		kpiece("AH + first REQ posted", "rc_parts", 2);
-		kpiece("REQ posted to answer woken", "rc_parts", 3);
-		kpiece(" peer: card check (MetaServer READ)", "acc_parts", 0);
-		kpiece(" peer: its RTR + RTS", "acc_parts", 1);
-		kpiece(" peer: REQ in to REP posted", "acc_parts", 2);
-		kpiece("our RTR + RTS", "rc_parts", 4);
-		kpiece("other (pool pick, locks, ioctl)", "rc_parts", 5);
-		kpiece("kernel qconnect (elapsed_ns)", "rc", 2);
+		rc_parts_table("rc", "acc_parts");
 		/*
 		 * What the exchange itself costs once the peer's own work is
 		 * taken out: the network and both nodes' scheduling.
@@ -1130,15 +1143,7 @@ static int run_report(const char *file)
 	if (count("rcw_parts")) {
 		rule();
 		printf(" the same with krcore's code warm (this node's parts only):\n");
-		printf(" %-38s %8s %11s %11s\n", "part", "#samples", "median",
-		       "p99");
-		kpiece("MetaServer lookup (READ)", "rcw_parts", 0);
-		kpiece("a place and a spare QP", "rcw_parts", 1);
-		kpiece("AH + first REQ posted", "rcw_parts", 2);
-		kpiece("REQ posted to answer woken", "rcw_parts", 3);
-		kpiece("our RTR + RTS", "rcw_parts", 4);
-		kpiece("other (pool pick, locks, ioctl)", "rcw_parts", 5);
-		kpiece("kernel qconnect (elapsed_ns)", "rcw", 2);
+		rc_parts_table("rcw", NULL);
 	}
 	rule();
 	dgk = count("dg3") ? "dg3" : "dg1";

@@ -145,9 +145,34 @@ stuck() {
 	dmesg | tail -n 20
 }
 
-# $1: the sample node1 just took; after an RC one, the kernel's parts of
-# accepting it (counters fc_*, before they go with the module).
+# ask KIND N ARG: node1's request N of KIND (reload: node0's, warm:
+# node2's) with its argument; returns once the node has carried it out.
+ask() {
+	echo "$3" >"$DIR/fc.$1.$2.tmp"
+	mv "$DIR/fc.$1.$2.tmp" "$DIR/fc.$1.$2"
+	wait_for 120 "[ -e '$DIR/fc.$1.$2.done' ]"
+}
+
+# serve KIND HANDLER SECONDS: until node1 is done, carry out its requests
+# of KIND in order (HANDLER ARG), looking for the next every SECONDS.
+# (wait_for and barrier use n and i: other names here)
+serve() {
+	req=1
+	while [ ! -e "$KRC_RUN/barrier.fc_done.1" ]; do
+		if [ -e "$DIR/fc.$1.$req" ]; then
+			$2 "$(cat "$DIR/fc.$1.$req")"
+			: >"$DIR/fc.$1.$req.done"
+			req=$((req + 1))
+		fi
+		sleep "$3"
+	done
+}
+
+# node0, asked by node1: $1 is the sample node1 just took; after an RC
+# one, the kernel's parts of accepting it (counters fc_*, before they go
+# with the module).
 server_reload() {
+	[ -n "${KRC_BENCH_FC_TRACE:-}" ] && log "reload after $1"
 	[ "$1" = rc ] && "$FC" accepts >>"$DIR/fc.accepts"
 	kserver_stop
 	rmmod krcore 2>/dev/null &
@@ -168,16 +193,12 @@ last=none
 reload() {
 	if [ "$SRELOAD" = 1 ]; then
 		nreq=$((nreq + 1))
-		echo "$last" >"$DIR/fc.req.$nreq.tmp"
-		mv "$DIR/fc.req.$nreq.tmp" "$DIR/fc.req.$nreq"
-		wait_for 120 '[ -e "$DIR/fc.ack.$nreq" ]' ||
+		ask reload $nreq "$last" ||
 			{ fail "node0 did not reload"; return 1; }
 	fi
 	if [ -n "${2:-}" ]; then
 		nwarm=$((nwarm + 1))
-		echo "$2" >"$DIR/fc.warm.$nwarm.tmp"
-		mv "$DIR/fc.warm.$nwarm.tmp" "$DIR/fc.warm.$nwarm"
-		wait_for 120 '[ -e "$DIR/fc.wack.$nwarm" ]' ||
+		ask warm $nwarm "$2" ||
 			{ fail "node2 did not warm up"; return 1; }
 	fi
 	unload || return 1
@@ -192,15 +213,7 @@ if [ "$KRC_NODE" -ge 3 ]; then
 elif [ "$KRC_NODE" = 2 ]; then
 	mkdir -p "$DIR2"
 	barrier fc_up 600
-	req=1
-	while [ ! -e "$KRC_RUN/barrier.fc_done.1" ]; do
-		if [ -e "$DIR/fc.warm.$req" ]; then
-			warm_peer "$(cat "$DIR/fc.warm.$req")"
-			: >"$DIR/fc.wack.$req"
-			req=$((req + 1))
-		fi
-		sleep 0.2
-	done
+	serve warm warm_peer 0.2
 	barrier fc_done
 	[ -n "${kserver:-}" ] && kserver_stop "$DIR2"
 	loaded && krc_unload
@@ -217,18 +230,7 @@ elif [ "$KRC_NODE" = 0 ]; then
 	srv=$!
 	kserver_start
 	barrier fc_up 600
-	# Reload when node1 asks, until it is done.
-	# (wait_for and barrier use n and i: other names here)
-	req=1
-	while [ ! -e "$KRC_RUN/barrier.fc_done.1" ]; do
-		if [ -e "$DIR/fc.req.$req" ]; then
-			[ -n "${KRC_BENCH_FC_TRACE:-}" ] && log "reload $req"
-			server_reload "$(cat "$DIR/fc.req.$req")"
-			: >"$DIR/fc.ack.$req"
-			req=$((req + 1))
-		fi
-		sleep 0.1
-	done
+	serve reload server_reload 0.1
 	barrier fc_done
 	[ -n "${KRC_BENCH_FC_TRACE:-}" ] &&
 		log "$(krctl counters | grep '^dg_' | tr '\n' ' ')"
