@@ -213,7 +213,7 @@ bench: all
 	sh bench/report.sh $(BUILD)/bench/run $(BUILD)/bench/results $(BUILD)/bench/mesh $(BUILD)/bench/fc
 	cp $(BUILD)/bench/run-info $(BUILD)/bench/results/
 
-# The same figures from fewer samples, in about 3 minutes: a look, not a
+# The same figures from fewer samples, in about 5 minutes: a look, not a
 # result (build/bench/results says "mode quick" in run-info).
 BENCH_QUICK = KRC_BENCH_MODE=quick KRC_BENCH_CONNECTS=10 KRC_BENCH_RATE_K=5 \
 	KRC_BENCH_RATE_ROUNDS=1 KRC_BENCH_ITERS=1000 KRC_BENCH_SECS=1 \
