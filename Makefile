@@ -30,7 +30,8 @@ LIB_SONAME  := libkrcore.so.0
 # The module's version (and the DKMS package's): KRC_VERSION of kernel/krcore.h.
 KRC_VERSION := $(shell sed -n 's/^\#define KRC_VERSION[[:space:]]*"\(.*\)"/\1/p' kernel/krcore.h)
 
-COMMON_SRCS := common/card.c common/dgram.c common/hash.c common/meta_table.c common/proto.c \
+COMMON_SRCS := common/auth.c common/card.c common/dgram.c common/hash.c common/meta_table.c \
+	       common/proto.c common/sha256.c \
 	       common/wr_check.c
 LIB_SRCS    := lib/vq.c lib/query.c lib/connect.c lib/dataplane.c $(COMMON_SRCS)
 LIB_OBJS    := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -123,7 +124,7 @@ FUZZ_CC     ?= clang
 FUZZ_FLAGS  := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -fno-sanitize-recover=undefined -Iinclude -Iinclude/uapi -Icommon \
 	       -Itests/include -D_GNU_SOURCE
-FUZZ_COMMON := common/card.c common/dgram.c common/proto.c common/wr_check.c \
+FUZZ_COMMON := common/auth.c common/sha256.c common/card.c common/dgram.c common/proto.c common/wr_check.c \
 	       common/hash.c common/kvs.c
 FUZZ_BINS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 

@@ -28,6 +28,7 @@
 #define MSG_PROBE_LEN	112
 #define MSG_SLOT	116
 #define MSG_RESERVED	120
+#define MSG_MAC		80	/* META_*: instead of 80..111 */
 
 /* rdma_cm private data offsets (hello and table descriptor). */
 #define CM_MAGIC	0
@@ -37,6 +38,7 @@
 #define HELLO_NODE_ID	8
 #define HELLO_ZERO32	12
 #define HELLO_INC	16
+#define HELLO_NONCE	24
 #define DESC_ADDR	8
 #define DESC_RKEY	16
 #define DESC_NSLOTS	20
@@ -44,6 +46,8 @@
 #define DESC_ZERO32	28
 #define DESC_SEED	32
 #define DESC_INC	40
+#define DESC_NONCE	48
+#define DESC_MAC	64
 
 #define CM_KIND_HELLO	1
 #define CM_KIND_DESC	2
@@ -62,6 +66,11 @@ void krc_msg_encode(const struct krc_msg *m, u8 buf[KRC_MSG_SIZE])
 	krc_put_le16(buf + MSG_STATUS, m->status);
 	krc_put_le64(buf + MSG_REQ_ID, m->req_id);
 	krc_card_encode(&m->card, buf + MSG_CARD);
+	krc_put_le32(buf + MSG_SLOT, m->slot);
+	if (krc_msg_is_meta(m->type)) {
+		memcpy(buf + MSG_MAC, m->mac, KRC_MAC_LEN);
+		return;
+	}
 	krc_put_le64(buf + MSG_DST_INC, m->dst_incarnation);
 	krc_put_le32(buf + MSG_QPN, m->qpn);
 	krc_put_le32(buf + MSG_PSN, m->psn);
@@ -69,7 +78,11 @@ void krc_msg_encode(const struct krc_msg *m, u8 buf[KRC_MSG_SIZE])
 	krc_put_le32(buf + MSG_PROBE_RKEY, m->probe_rkey);
 	krc_put_le64(buf + MSG_PROBE_ADDR, m->probe_addr);
 	krc_put_le32(buf + MSG_PROBE_LEN, m->probe_len);
-	krc_put_le32(buf + MSG_SLOT, m->slot);
+}
+
+bool krc_msg_is_meta(unsigned int type)
+{
+	return type >= KRC_MSG_META_REGISTER && type <= KRC_MSG_META_REPLY;
 }
 
 static bool qpn_ok(u32 qpn)
@@ -151,6 +164,13 @@ static int msg_decode(const u8 *buf, size_t len, struct krc_msg *m)
 	m->type = buf[MSG_TYPE];
 	m->status = krc_get_le16(buf + MSG_STATUS);
 	m->req_id = krc_get_le64(buf + MSG_REQ_ID);
+	m->slot = krc_get_le32(buf + MSG_SLOT);
+	if (krc_msg_is_meta(m->type)) {
+		if (krc_get_le32(buf + MSG_PROBE_LEN))
+			return -EBADMSG;
+		memcpy(m->mac, buf + MSG_MAC, KRC_MAC_LEN);
+		return msg_check(m);
+	}
 	m->dst_incarnation = krc_get_le64(buf + MSG_DST_INC);
 	m->qpn = krc_get_le32(buf + MSG_QPN);
 	m->psn = krc_get_le32(buf + MSG_PSN);
@@ -158,7 +178,6 @@ static int msg_decode(const u8 *buf, size_t len, struct krc_msg *m)
 	m->probe_rkey = krc_get_le32(buf + MSG_PROBE_RKEY);
 	m->probe_addr = krc_get_le64(buf + MSG_PROBE_ADDR);
 	m->probe_len = krc_get_le32(buf + MSG_PROBE_LEN);
-	m->slot = krc_get_le32(buf + MSG_SLOT);
 	return msg_check(m);
 }
 
@@ -172,6 +191,36 @@ int krc_msg_decode(const u8 *buf, size_t len, struct krc_msg *m)
 	if (err)
 		memset(m, 0, sizeof(*m));
 	return err;
+}
+
+/* The MAC of @m's wire form with its MAC field zero. */
+static void msg_mac(const struct krc_msg *m, const u8 key[KRC_KEY_LEN],
+		    const struct krc_nonces *n, enum krc_mac_kind kind,
+		    u8 out[KRC_MAC_LEN])
+{
+	struct krc_msg tmp = *m;
+	u8 buf[KRC_MSG_SIZE];
+
+	memset(tmp.mac, 0, sizeof(tmp.mac));
+	krc_msg_encode(&tmp, buf);
+	krc_auth_mac(key, kind, n, buf, sizeof(buf), out);
+}
+
+void krc_msg_sign(struct krc_msg *m, const u8 key[KRC_KEY_LEN],
+		  const struct krc_nonces *n, enum krc_mac_kind kind)
+{
+	msg_mac(m, key, n, kind, m->mac);
+}
+
+bool krc_msg_check_mac(const struct krc_msg *m, const u8 key[KRC_KEY_LEN],
+		       const struct krc_nonces *n, enum krc_mac_kind kind)
+{
+	u8 mac[KRC_MAC_LEN];
+
+	if (!krc_msg_is_meta(m->type))
+		return false;
+	msg_mac(m, key, n, kind, mac);
+	return krc_auth_equal(mac, m->mac, KRC_MAC_LEN);
 }
 
 const char *krc_msg_type_name(unsigned int type)
@@ -207,7 +256,7 @@ const char *krc_msg_type_name(unsigned int type)
 static void cm_put_head(u8 *buf, u8 kind)
 {
 	krc_put_le32(buf + CM_MAGIC, KRC_CM_MAGIC);
-	buf[CM_VERSION] = KRC_MSG_VERSION;
+	buf[CM_VERSION] = KRC_CM_VERSION;
 	buf[CM_KIND] = kind;
 }
 
@@ -216,7 +265,7 @@ static int cm_check_head(const u8 *buf, u8 kind)
 {
 	if (krc_get_le32(buf + CM_MAGIC) != KRC_CM_MAGIC)
 		return -EBADMSG;
-	if (buf[CM_VERSION] != KRC_MSG_VERSION)
+	if (buf[CM_VERSION] != KRC_CM_VERSION)
 		return -EPROTO;
 	if (buf[CM_KIND] != kind || krc_get_le16(buf + CM_ZERO16))
 		return -EBADMSG;
@@ -230,6 +279,7 @@ void krc_meta_hello_encode(const struct krc_meta_hello *h,
 	cm_put_head(buf, CM_KIND_HELLO);
 	krc_put_le32(buf + HELLO_NODE_ID, h->node_id);
 	krc_put_le64(buf + HELLO_INC, h->incarnation);
+	memcpy(buf + HELLO_NONCE, h->nonce, KRC_NONCE_LEN);
 }
 
 static int hello_decode(const u8 *buf, size_t len, struct krc_meta_hello *h)
@@ -245,6 +295,7 @@ static int hello_decode(const u8 *buf, size_t len, struct krc_meta_hello *h)
 		return -EBADMSG;
 	h->node_id = krc_get_le32(buf + HELLO_NODE_ID);
 	h->incarnation = krc_get_le64(buf + HELLO_INC);
+	memcpy(h->nonce, buf + HELLO_NONCE, KRC_NONCE_LEN);
 	if (!h->node_id || !h->incarnation)
 		return -EINVAL;
 	return 0;
@@ -271,6 +322,35 @@ void krc_mt_desc_encode(const struct krc_mt_desc *d, u8 buf[KRC_MT_DESC_SIZE])
 	krc_put_le32(buf + DESC_NPHYS, d->nphys);
 	krc_put_le64(buf + DESC_SEED, d->seed);
 	krc_put_le64(buf + DESC_INC, d->incarnation);
+	memcpy(buf + DESC_NONCE, d->nonce, KRC_NONCE_LEN);
+	memcpy(buf + DESC_MAC, d->mac, KRC_MAC_LEN);
+}
+
+/* The descriptor's MAC: over bytes 0..DESC_MAC, the host nonce included. */
+static void desc_mac(const u8 *buf, const u8 key[KRC_KEY_LEN],
+		     const u8 member_nonce[KRC_NONCE_LEN], u8 out[KRC_MAC_LEN])
+{
+	struct krc_nonces n;
+
+	memcpy(n.member, member_nonce, KRC_NONCE_LEN);
+	memcpy(n.host, buf + DESC_NONCE, KRC_NONCE_LEN);
+	krc_auth_mac(key, KRC_MAC_DESC, &n, buf, DESC_MAC, out);
+}
+
+void krc_mt_desc_sign(u8 buf[KRC_MT_DESC_SIZE], const u8 key[KRC_KEY_LEN],
+		      const u8 member_nonce[KRC_NONCE_LEN])
+{
+	desc_mac(buf, key, member_nonce, buf + DESC_MAC);
+}
+
+bool krc_mt_desc_check_mac(const u8 buf[KRC_MT_DESC_SIZE],
+			   const u8 key[KRC_KEY_LEN],
+			   const u8 member_nonce[KRC_NONCE_LEN])
+{
+	u8 mac[KRC_MAC_LEN];
+
+	desc_mac(buf, key, member_nonce, mac);
+	return krc_auth_equal(mac, buf + DESC_MAC, KRC_MAC_LEN);
 }
 
 static int desc_decode(const u8 *buf, size_t len, struct krc_mt_desc *d)
@@ -290,6 +370,8 @@ static int desc_decode(const u8 *buf, size_t len, struct krc_mt_desc *d)
 	d->nphys = krc_get_le32(buf + DESC_NPHYS);
 	d->seed = krc_get_le64(buf + DESC_SEED);
 	d->incarnation = krc_get_le64(buf + DESC_INC);
+	memcpy(d->nonce, buf + DESC_NONCE, KRC_NONCE_LEN);
+	memcpy(d->mac, buf + DESC_MAC, KRC_MAC_LEN);
 	/* nslots: a power of two in [64, 2^26], so nphys cannot overflow */
 	if (d->nslots < 64 || d->nslots > KRC_MT_MAX_NSLOTS ||
 	    (d->nslots & (d->nslots - 1)))

@@ -18,21 +18,28 @@
  *                     the sender's node page, readable over the connection
  *   116 u32 slot      META_REPLY: the table slot of the registered card
  *   120 u64 reserved (zero)
+ * META_REGISTER, META_DEREGISTER and META_REPLY use none of the fields at
+ * 80..115: bytes 80..111 carry their MAC (common/auth.h), 112..115 are
+ * zero.
  *
  * The MetaServer's rdma_cm connection carries two private data blobs:
  * the member's hello (struct krc_meta_hello) in the connect request and
  * the table descriptor (struct krc_mt_desc) in the accept:
  *
- *   hello (24 bytes): 0 u32 magic (KRC_CM_MAGIC)  4 u8 version  5 u8 kind (1)
+ *   hello (40 bytes): 0 u32 magic (KRC_CM_MAGIC)  4 u8 version  5 u8 kind (1)
  *     6 u16 zero  8 u32 node_id  12 u32 zero  16 u64 incarnation
- *   desc (48 bytes):  0 u32 magic (KRC_CM_MAGIC)  4 u8 version  5 u8 kind (2)
+ *     24 u8 nonce[16]   the member's, fresh for this connection
+ *   desc (96 bytes):  0 u32 magic (KRC_CM_MAGIC)  4 u8 version  5 u8 kind (2)
  *     6 u16 zero  8 u64 addr  16 u32 rkey  20 u32 nslots  24 u32 nphys
  *     28 u32 zero  32 u64 seed  40 u64 incarnation
+ *     48 u8 nonce[16]   the host's, fresh for this connection
+ *     64 u8 mac[32]     KRC_MAC_DESC over bytes 0..63 (common/auth.h)
  */
 #ifndef KRC_COMMON_PROTO_H
 #define KRC_COMMON_PROTO_H
 
 #include "compat.h"
+#include "auth.h"
 #include "../include/uapi/krcore.h"
 
 #define KRC_MSG_MAGIC		0x3143524bU	/* "KRC1" */
@@ -72,6 +79,7 @@ struct krc_msg {
 	u64 probe_addr;
 	u32 probe_len;
 	u32 slot;
+	u8 mac[KRC_MAC_LEN];		/* META_*: see above */
 };
 
 /* Encode @m into buf[KRC_MSG_SIZE]. */
@@ -88,20 +96,36 @@ void krc_msg_encode(const struct krc_msg *m, u8 buf[KRC_MSG_SIZE]);
  */
 int krc_msg_decode(const u8 *buf, size_t len, struct krc_msg *m);
 
+/* Is @type one of the MetaServer's (its bytes 80..111 are a MAC)? */
+bool krc_msg_is_meta(unsigned int type);
+
+/*
+ * Sign @m (a META_* message) for the connection of @n: m->mac becomes the
+ * MAC of kind @kind over its wire form with the MAC field zero.
+ */
+void krc_msg_sign(struct krc_msg *m, const u8 key[KRC_KEY_LEN],
+		  const struct krc_nonces *n, enum krc_mac_kind kind);
+/* Does m->mac vouch for @m, of @kind, on the connection of @n? */
+bool krc_msg_check_mac(const struct krc_msg *m, const u8 key[KRC_KEY_LEN],
+		       const struct krc_nonces *n, enum krc_mac_kind kind);
+
 /* Name of a message type for logs ("?" if unknown). */
 const char *krc_msg_type_name(unsigned int type);
 
 /*
  * rdma_cm private data of the MetaServer connection (at most 56 bytes on
- * connect, 196 on accept; both fit in 48).
+ * connect, 196 on accept). Version 2: the nonces and the descriptor's MAC;
+ * a version 1 peer (no cluster key) is refused with -EPROTO.
  */
 #define KRC_CM_MAGIC		0x4d43524bU	/* "KRCM" */
-#define KRC_CM_HELLO_SIZE	24
-#define KRC_MT_DESC_SIZE	48
+#define KRC_CM_VERSION		2
+#define KRC_CM_HELLO_SIZE	40
+#define KRC_MT_DESC_SIZE	96
 
 struct krc_meta_hello {
 	u32 node_id;			/* the member's */
 	u64 incarnation;		/* the member's */
+	u8 nonce[KRC_NONCE_LEN];	/* the member's */
 };
 
 /* Where and how the MetaServer's table can be READ. */
@@ -112,6 +136,8 @@ struct krc_mt_desc {
 	u32 nphys;
 	u64 seed;
 	u64 incarnation;		/* the MetaServer's */
+	u8 nonce[KRC_NONCE_LEN];	/* the host's */
+	u8 mac[KRC_MAC_LEN];		/* as decoded; written by _sign() */
 };
 
 void krc_meta_hello_encode(const struct krc_meta_hello *h,
@@ -123,6 +149,15 @@ void krc_mt_desc_encode(const struct krc_mt_desc *d, u8 buf[KRC_MT_DESC_SIZE]);
  * nphys = nslots + KRC_MT_SPILL, rkey and incarnation non-zero).
  */
 int krc_mt_desc_decode(const u8 *buf, size_t len, struct krc_mt_desc *d);
+/*
+ * Sign an encoded descriptor for a member whose hello carried
+ * @member_nonce (the host's nonce is in the descriptor), or check one.
+ */
+void krc_mt_desc_sign(u8 buf[KRC_MT_DESC_SIZE], const u8 key[KRC_KEY_LEN],
+		      const u8 member_nonce[KRC_NONCE_LEN]);
+bool krc_mt_desc_check_mac(const u8 buf[KRC_MT_DESC_SIZE],
+			   const u8 key[KRC_KEY_LEN],
+			   const u8 member_nonce[KRC_NONCE_LEN]);
 
 /*
  * The 16-byte header the kernel puts in front of a SEND's payload:

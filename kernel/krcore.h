@@ -459,6 +459,7 @@ extern int krc_fault_goodbye_off;
 extern int krc_fault_hs_bad_incarnation;
 extern int krc_fault_ctrl_reset;
 extern int krc_fault_meta_foreign_card;
+extern int krc_fault_meta_bad_mac;
 extern int krc_fault_leak_member;
 bool krc_fault_take(int *fault);
 
@@ -628,6 +629,11 @@ int krc_connect(const u8 gid[16], unsigned long timeout_ms,
 		struct krc_conn **connp);
 int krc_connect_lookup(const u8 gid[16], u32 flags, struct krcore_lookup *lk);
 void krc_connect_kick_rc(struct krc_peer *peer);
+
+/* key.c: the cluster key (common/auth.h) */
+int krc_key_load(void);
+void krc_key_forget(void);
+const u8 *krc_key(void);	/* NULL: none loaded */
 
 /* meta_host.c: hosting the MetaServer table */
 int krc_meta_host_start(struct krc_node *node);

@@ -15,6 +15,12 @@
  * may have restarted with an empty table). At unload it deregisters.
  * A node that hosts the table itself registers and reads it locally,
  * through its loopback connection, with the same lookup code.
+ *
+ * The cluster key (key.c, common/auth.h) authenticates both ends: our
+ * hello carries a fresh nonce, the table descriptor of the accept must
+ * carry the MetaServer's MAC over it and both nonces (else we READ no
+ * card from it), and every request and reply is signed. Without a key
+ * the member does not connect at all.
  */
 #include <linux/delay.h>
 #include <linux/inet.h>
@@ -42,6 +48,7 @@ struct krc_mc_conn {
 	atomic_t outstanding;		/* READs and SENDs posted */
 	struct completion cm_done;	/* established or failed */
 	int cm_status;
+	struct krc_nonces nonces;	/* ours in the hello, the host's */
 	struct krc_mt_desc desc;
 	struct krc_mt_geom geom;
 	struct krc_msgbuf rx[KRC_MC_RX];
@@ -164,12 +171,19 @@ static void krc_mc_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct krc_mc_conn *mc = b->ctx;
 	struct krc_msg msg;
 
+	const u8 *key = krc_key();
+
 	if (wc->status != IB_WC_SUCCESS)
 		return;
 	krc_msgbuf_sync(mc->id->qp, b);
 	if (krc_msg_decode(b->buf, wc->byte_len, &msg) ||
 	    msg.type != KRC_MSG_META_REPLY) {
 		krc_event(KRC_EV_CTRL_RX_BAD);
+	} else if (!key || !krc_msg_check_mac(&msg, key, &mc->nonces,
+					      KRC_MAC_HOST)) {
+		/* Not from the MetaServer we authenticated: no answer. */
+		krc_event(KRC_EV_META_AUTH_FAILED);
+		pr_warn_ratelimited("krcore: a MetaServer reply without the cluster key's MAC, ignored\n");
 	} else if (msg.req_id == READ_ONCE(mc->rpc_id)) {
 		mc->rpc_reply = msg;
 		complete(&mc->rpc_done);
@@ -254,6 +268,21 @@ static void krc_mc_cm_done(struct krc_mc_conn *mc, int status)
 	complete(&mc->cm_done);
 }
 
+/* Does the accept's descriptor carry the MAC of a holder of our key? */
+static bool krc_mc_desc_authentic(struct krc_mc_conn *mc,
+				  const struct rdma_cm_event *ev)
+{
+	const u8 *key = krc_key();
+
+	if (key && krc_mt_desc_check_mac(ev->param.conn.private_data, key,
+					 mc->nonces.member))
+		return true;
+	krc_event(KRC_EV_META_AUTH_FAILED);
+	pr_warn_ratelimited("krcore: MetaServer %pI4 did not prove it holds the cluster key: not used\n",
+			    &krc_mc.dst.sin_addr);
+	return false;
+}
+
 static int krc_mc_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct krc_mc_conn *mc = id->context;
@@ -273,6 +302,8 @@ static int krc_mc_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		if (!ret) {
 			hello.node_id = krc_node.card.node_id;
 			hello.incarnation = krc_incarnation;
+			get_random_bytes(mc->nonces.member, KRC_NONCE_LEN);
+			memcpy(hello.nonce, mc->nonces.member, KRC_NONCE_LEN);
 			krc_meta_hello_encode(&hello, hbuf);
 			param.private_data = hbuf;
 			param.private_data_len = sizeof(hbuf);
@@ -289,7 +320,12 @@ static int krc_mc_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		ret = krc_mt_desc_decode(ev->param.conn.private_data,
 					 ev->param.conn.private_data_len,
 					 &mc->desc);
+		if (!ret && !krc_mc_desc_authentic(mc, ev)) {
+			ret = -EACCES;
+			memset(&mc->desc, 0, sizeof(mc->desc));
+		}
 		if (!ret) {
+			memcpy(mc->nonces.host, mc->desc.nonce, KRC_NONCE_LEN);
 			mc->geom.nslots = mc->desc.nslots;
 			mc->geom.nphys = mc->desc.nphys;
 			mc->geom.seed = mc->desc.seed;
@@ -363,11 +399,19 @@ static int krc_mc_rpc(struct krc_mc_conn *mc, struct krc_msg *req,
 {
 	int ret;
 
+	const u8 *key = krc_key();
+
+	if (!key)
+		return -ENOKEY;
 	req->req_id = ++krc_mc.rpc_seq;
 	req->card = krc_node.card;
 	/* Fault injection: speak for another address (the host refuses). */
 	if (READ_ONCE(krc_fault_meta_foreign_card))
 		req->card.gid[15] ^= 0x40;
+	krc_msg_sign(req, key, &mc->nonces, KRC_MAC_MEMBER);
+	/* Fault injection: a MAC the host cannot verify. */
+	if (krc_fault_take(&krc_fault_meta_bad_mac))
+		req->mac[0] ^= 1;
 	reinit_completion(&mc->rpc_done);
 	WRITE_ONCE(mc->rpc_id, req->req_id);
 	spin_lock_bh(&mc->lock);
@@ -396,6 +440,11 @@ static int krc_mc_connect(void)
 	struct krc_mc_conn *mc;
 	int ret;
 
+	if (!krc_key()) {
+		/* Nothing to prove who we are with (key.c said why). */
+		krc_event(KRC_EV_META_NO_KEY);
+		return -ENOKEY;
+	}
 	mc = kzalloc(sizeof(*mc), GFP_KERNEL);
 	if (!mc)
 		return -ENOMEM;

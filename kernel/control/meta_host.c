@@ -13,6 +13,16 @@
  * the accept carries the table's address, rkey and geometry. Over that RC
  * connection they SEND register/deregister requests (their card), which
  * this CPU applies to the table under the seqlock protocol of each slot.
+ *
+ * Only a node's kernel may change the table (common/auth.h): the hello
+ * and the accept carry fresh nonces, the accept's descriptor is signed
+ * with the cluster key, and so is every request and every reply. A new
+ * connection is pending until its first correctly signed request; one
+ * that sends a wrong MAC, or none within KRC_META_AUTH_MS, is
+ * disconnected. Pending connections are few (KRC_META_PENDING_MAX, and
+ * KRC_META_PENDING_PER_SRC from one address), so no one without the key
+ * can hold the members' places. A member speaks only for the address its
+ * connection comes from.
  */
 #include <linux/inet.h>
 #include <linux/moduleparam.h>
@@ -33,14 +43,22 @@
 #define KRC_META_TX	8
 #define KRC_META_MAX_ORDER	9	/* 2 MiB chunks */
 #define KRC_META_FILL_MAX	BIT(20)		/* 10.200.0.0/12 */
+/* A new connection must sign a request within this time. */
+#define KRC_META_AUTH_MS	5000
+#define KRC_META_PENDING_MAX	32
+#define KRC_META_PENDING_PER_SRC	2
 
 struct krc_meta_member {
-	struct list_head node;		/* on host->members */
+	struct list_head node;		/* on host->pending or host->members */
 	struct krc_meta_host *host;
 	struct rdma_cm_id *id;
 	struct ib_cq *cq;
-	spinlock_t lock;		/* tx_free, dead */
+	spinlock_t lock;		/* tx_free, dead, kick */
 	bool dead;
+	bool kick;			/* it lied: disconnect it */
+	bool authed;			/* signed a request (members_lock) */
+	struct delayed_work auth_work;	/* the deadline, or the kick */
+	struct krc_nonces nonces;	/* of this connection */
 	u32 node_id;
 	u8 gid[16];			/* where its connection comes from */
 	struct list_head tx_free;
@@ -60,9 +78,11 @@ struct krc_meta_host {
 	struct ib_mr *mr;
 	u32 used;			/* cards in the table */
 	struct rdma_cm_id *listen;
-	spinlock_t members_lock;	/* members, nmembers */
-	struct list_head members;
+	spinlock_t members_lock;	/* the lists and their counts, authed */
+	struct list_head members;	/* signed a request */
 	u32 nmembers;
+	struct list_head pending;	/* not yet */
+	u32 npending;
 	struct krc_mt_desc desc;
 };
 
@@ -322,9 +342,13 @@ static void krc_member_reply(struct krc_meta_member *m, u64 req_id,
 		.status = status,
 		.slot = slot,
 	};
+	const u8 *key = krc_key();
 	struct krc_msgbuf *b;
 	int ret = -ENOBUFS;
 
+	if (!key)
+		return;
+	krc_msg_sign(&rep, key, &m->nonces, KRC_MAC_HOST);
 	spin_lock(&m->lock);
 	b = list_first_entry_or_null(&m->tx_free, struct krc_msgbuf, node);
 	if (b && !m->dead) {
@@ -339,6 +363,80 @@ static void krc_member_reply(struct krc_meta_member *m, u64 req_id,
 				    m->node_id, ret);
 }
 
+/*
+ * Disconnect @m (it lied, or never proved it holds the key): its later
+ * messages are ignored, rdma_cm's DISCONNECTED frees it. Any context.
+ */
+static void krc_member_kick(struct krc_meta_member *m, const char *why)
+{
+	bool first;
+
+	spin_lock(&m->lock);
+	first = !m->kick && !m->dead;
+	m->kick = true;
+	spin_unlock(&m->lock);
+	if (!first)
+		return;
+	krc_event(KRC_EV_META_AUTH_FAILED);
+	pr_warn_ratelimited("krcore: meta: %s from %pI6 (node %u): disconnected\n",
+			    why, m->gid, m->node_id);
+	mod_delayed_work(krc_wq, &m->auth_work, 0);
+}
+
+/*
+ * Does @msg carry the MAC of this connection under the cluster key? The
+ * first such request makes @m a member (if there is room): 0, -EACCES
+ * (no key, wrong MAC) or -ENOSPC.
+ */
+static int krc_member_check(struct krc_meta_member *m,
+			    const struct krc_msg *msg)
+{
+	struct krc_meta_host *h = m->host;
+	const u8 *key = krc_key();
+	int ret = 0;
+
+	if (!key || !krc_msg_check_mac(msg, key, &m->nonces, KRC_MAC_MEMBER))
+		return -EACCES;
+	spin_lock(&h->members_lock);
+	if (!m->authed && !list_empty(&m->node)) {
+		if (h->nmembers >= krc_param_meta_max_members) {
+			ret = -ENOSPC;
+		} else {
+			list_move_tail(&m->node, &h->members);
+			h->npending--;
+			h->nmembers++;
+			m->authed = true;
+		}
+	}
+	spin_unlock(&h->members_lock);
+	if (ret)
+		krc_event(KRC_EV_META_REFUSED);
+	return ret;
+}
+
+/* The deadline of a pending connection, or the kick of a liar. */
+static void krc_member_auth_work(struct work_struct *work)
+{
+	struct krc_meta_member *m = container_of(to_delayed_work(work),
+						 struct krc_meta_member,
+						 auth_work);
+	bool go, late;
+
+	spin_lock(&m->lock);
+	late = !READ_ONCE(m->authed) && !m->kick;
+	go = !m->dead && (m->kick || late);
+	spin_unlock(&m->lock);
+	if (!go)
+		return;
+	if (late) {
+		krc_event(KRC_EV_META_AUTH_TIMEOUTS);
+		pr_warn_ratelimited("krcore: meta: a connection from %pI6 signed nothing in %u ms: disconnected\n",
+				    m->gid, KRC_META_AUTH_MS);
+	}
+	/* Its QP goes to error; DISCONNECTED follows and frees it. */
+	rdma_disconnect(m->id);
+}
+
 static void krc_member_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct krc_msgbuf *b = container_of(wc->wr_cqe, struct krc_msgbuf, cqe);
@@ -348,15 +446,31 @@ static void krc_member_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	int ret;
 
 	/* A dead member's id may be gone already (krc_meta_host_stop). */
-	if (wc->status != IB_WC_SUCCESS || READ_ONCE(m->dead))
+	if (wc->status != IB_WC_SUCCESS || READ_ONCE(m->dead) ||
+	    READ_ONCE(m->kick))
 		return;
 	krc_msgbuf_sync(m->id->qp, b);
 	ret = krc_msg_decode(b->buf, wc->byte_len, &msg);
+	if (!ret && msg.type != KRC_MSG_META_REGISTER &&
+	    msg.type != KRC_MSG_META_DEREGISTER)
+		ret = -EBADMSG;
 	if (ret) {
 		krc_event(KRC_EV_CTRL_RX_BAD);
-	} else if ((msg.type == KRC_MSG_META_REGISTER ||
-		    msg.type == KRC_MSG_META_DEREGISTER) &&
-		   memcmp(msg.card.gid, m->gid, 16)) {
+		krc_member_kick(m, "a malformed request");
+		return;
+	}
+	ret = krc_member_check(m, &msg);
+	if (ret == -EACCES) {
+		krc_member_kick(m, "a request without the cluster key's MAC");
+		return;
+	}
+	if (ret) {
+		/* Signed, but no room for one more member. */
+		krc_member_reply(m, msg.req_id, -ret, 0);
+		krc_member_kick(m, "one member too many");
+		return;
+	}
+	if (memcmp(msg.card.gid, m->gid, 16)) {
 		/* A member speaks only for the address it connects from. */
 		krc_event(KRC_EV_META_REFUSED);
 		pr_warn_ratelimited("krcore: meta: node %u tried to change the card of %pI6, refused\n",
@@ -365,11 +479,9 @@ static void krc_member_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	} else if (msg.type == KRC_MSG_META_REGISTER) {
 		ret = krc_meta_host_register(&msg.card, &slot);
 		krc_member_reply(m, msg.req_id, -ret, slot);
-	} else if (msg.type == KRC_MSG_META_DEREGISTER) {
+	} else {
 		ret = krc_meta_host_deregister(&msg.card);
 		krc_member_reply(m, msg.req_id, -ret, 0);
-	} else {
-		krc_event(KRC_EV_CTRL_RX_BAD);
 	}
 	spin_lock(&m->lock);
 	if (!m->dead && krc_msgbuf_post_recv(m->id->qp, b))
@@ -380,6 +492,8 @@ static void krc_member_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 /* Stop a member and destroy its QP (its cm_id stays). */
 static void krc_member_free_qp(struct krc_meta_member *m)
 {
+	/* It may be disconnecting m->id: done before the id goes. */
+	cancel_delayed_work_sync(&m->auth_work);
 	spin_lock(&m->lock);
 	m->dead = true;
 	spin_unlock(&m->lock);
@@ -430,10 +544,34 @@ static void krc_member_source(struct rdma_cm_id *id, u8 gid[16])
 		memcpy(gid, &((struct sockaddr_in6 *)sa)->sin6_addr, 16);
 }
 
-static void krc_meta_members_dec(struct krc_meta_host *h)
+/*
+ * Room for one more pending connection from @gid? Counts it (0), or
+ * -ENOSPC. Members that signed count against meta_max_members.
+ */
+static int krc_meta_pending_take(struct krc_meta_host *h, const u8 gid[16])
+{
+	struct krc_meta_member *m;
+	u32 same = 0;
+	int ret = 0;
+
+	spin_lock(&h->members_lock);
+	list_for_each_entry(m, &h->pending, node)
+		if (!memcmp(m->gid, gid, 16))
+			same++;
+	if (h->nmembers >= krc_param_meta_max_members ||
+	    h->npending >= KRC_META_PENDING_MAX ||
+	    same >= KRC_META_PENDING_PER_SRC)
+		ret = -ENOSPC;
+	else
+		h->npending++;
+	spin_unlock(&h->members_lock);
+	return ret;
+}
+
+static void krc_meta_pending_put(struct krc_meta_host *h)
 {
 	spin_lock(&h->members_lock);
-	h->nmembers--;
+	h->npending--;
 	spin_unlock(&h->members_lock);
 }
 
@@ -443,23 +581,31 @@ static int krc_member_accept(struct krc_meta_host *h, struct rdma_cm_id *id,
 	struct ib_device *ibdev = krc_node.dev->ibdev;
 	struct ib_qp_init_attr init = {};
 	struct rdma_conn_param param = {};
-	u8 desc[KRC_MT_DESC_SIZE];
+	u8 desc[KRC_MT_DESC_SIZE], gid[16];
 	struct krc_meta_hello hello;
+	struct krc_mt_desc d;
 	struct krc_meta_member *m;
+	const u8 *key = krc_key();
 	int i, ret;
 
 	ret = krc_meta_hello_decode(ev->param.conn.private_data,
 				    ev->param.conn.private_data_len, &hello);
 	if (ret || id->device != ibdev) {
 		krc_event(KRC_EV_CTRL_RX_BAD);
+		if (ret == -EPROTO)
+			pr_warn_ratelimited("krcore: meta: a member of another protocol version (no cluster key?) refused\n");
 		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
 		return ret ? ret : -EINVAL;
 	}
-	spin_lock(&h->members_lock);
-	ret = h->nmembers >= krc_param_meta_max_members ? -ENOSPC : 0;
-	if (!ret)
-		h->nmembers++;
-	spin_unlock(&h->members_lock);
+	if (!key) {
+		krc_event(KRC_EV_META_NO_KEY);
+		pr_warn_ratelimited("krcore: meta: no cluster key here: node %u refused\n",
+				    hello.node_id);
+		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		return -ENOKEY;
+	}
+	krc_member_source(id, gid);
+	ret = krc_meta_pending_take(h, gid);
 	if (ret) {
 		krc_event(KRC_EV_META_REFUSED);
 		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
@@ -467,16 +613,20 @@ static int krc_member_accept(struct krc_meta_host *h, struct rdma_cm_id *id,
 	}
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m) {
-		krc_meta_members_dec(h);
+		krc_meta_pending_put(h);
 		return -ENOMEM;
 	}
 	krc_obj_created(KRC_OBJ_META_MEMBER);
 	m->host = h;
 	m->id = id;
 	m->node_id = hello.node_id;
-	krc_member_source(id, m->gid);
+	memcpy(m->gid, gid, 16);
+	memcpy(m->nonces.member, hello.nonce, KRC_NONCE_LEN);
+	get_random_bytes(m->nonces.host, KRC_NONCE_LEN);
 	spin_lock_init(&m->lock);
 	INIT_LIST_HEAD(&m->tx_free);
+	INIT_LIST_HEAD(&m->node);
+	INIT_DELAYED_WORK(&m->auth_work, krc_member_auth_work);
 	id->context = m;
 
 	m->cq = ib_alloc_cq(ibdev, m, KRC_META_RX + KRC_META_TX + 1, 0,
@@ -515,7 +665,10 @@ static int krc_member_accept(struct krc_meta_host *h, struct rdma_cm_id *id,
 		list_add(&m->tx[i].node, &m->tx_free);
 	}
 
-	krc_mt_desc_encode(&h->desc, desc);
+	d = h->desc;
+	memcpy(d.nonce, m->nonces.host, KRC_NONCE_LEN);
+	krc_mt_desc_encode(&d, desc);
+	krc_mt_desc_sign(desc, key, m->nonces.member);
 	param.private_data = desc;
 	param.private_data_len = sizeof(desc);
 	param.responder_resources = min_t(int, 16, ibdev->attrs.max_qp_rd_atom);
@@ -525,14 +678,16 @@ static int krc_member_accept(struct krc_meta_host *h, struct rdma_cm_id *id,
 	if (ret)
 		goto err;
 	spin_lock(&h->members_lock);
-	list_add(&m->node, &h->members);
+	list_add(&m->node, &h->pending);
 	spin_unlock(&h->members_lock);
+	queue_delayed_work(krc_wq, &m->auth_work,
+			   msecs_to_jiffies(KRC_META_AUTH_MS));
 	return 0;
 err:
 	pr_warn("krcore: meta: cannot accept node %u: %d\n", hello.node_id, ret);
 	id->context = h;
 	krc_member_free(m);
-	krc_meta_members_dec(h);
+	krc_meta_pending_put(h);
 	return ret;
 }
 
@@ -545,7 +700,10 @@ static bool krc_member_unlink(struct krc_meta_host *h,
 	spin_lock(&h->members_lock);
 	if (!list_empty(&m->node)) {
 		list_del_init(&m->node);
-		h->nmembers--;
+		if (m->authed)
+			h->nmembers--;
+		else
+			h->npending--;
 		owned = true;
 	}
 	spin_unlock(&h->members_lock);
@@ -607,6 +765,7 @@ int krc_meta_host_start(struct krc_node *node)
 	mutex_init(&h->lock);
 	spin_lock_init(&h->members_lock);
 	INIT_LIST_HEAD(&h->members);
+	INIT_LIST_HEAD(&h->pending);
 	krc_mt_geom_init(&h->geom, krc_param_meta_slots, get_random_u64(),
 			 krc_incarnation);
 	node->meta_host = h;
@@ -664,9 +823,17 @@ void krc_meta_host_stop(struct krc_node *node)
 		spin_lock(&h->members_lock);
 		m = list_first_entry_or_null(&h->members,
 					     struct krc_meta_member, node);
+		if (!m)
+			m = list_first_entry_or_null(&h->pending,
+						     struct krc_meta_member,
+						     node);
 		if (m) {
+			/* Ours from here on (krc_member_unlink()). */
 			list_del_init(&m->node);
-			h->nmembers--;
+			if (m->authed)
+				h->nmembers--;
+			else
+				h->npending--;
 		}
 		spin_unlock(&h->members_lock);
 		if (!m)

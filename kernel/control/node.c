@@ -302,6 +302,7 @@ static void krc_node_teardown(struct krc_node *node)
 		krc_hs_goodbye_all();
 	krc_meta_stop(node);
 	krc_meta_host_stop(node);
+	krc_key_forget();
 	krc_peers_drop_all();
 	krc_node_exec_stop(node);
 	krc_spares_drain();
@@ -377,6 +378,8 @@ int krc_node_start(void)
 		goto err;
 	}
 	krc_conn_put(conn);
+	/* Without it the node runs, but joins no MetaServer (key.c). */
+	krc_key_load();
 	if (krc_param_meta_host) {
 		ret = krc_meta_host_start(node);
 		if (ret)

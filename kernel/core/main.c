@@ -128,6 +128,10 @@ int krc_fault_meta_foreign_card;
 module_param_named(fault_meta_foreign_card, krc_fault_meta_foreign_card, int, 0644);
 MODULE_PARM_DESC(fault_meta_foreign_card, "Fault injection: register with the MetaServer a card of another address");
 
+int krc_fault_meta_bad_mac;
+module_param_named(fault_meta_bad_mac, krc_fault_meta_bad_mac, int, 0644);
+MODULE_PARM_DESC(fault_meta_bad_mac, "Fault injection: the next N registrations with the MetaServer carry a wrong MAC");
+
 uint krc_param_dg_policy = KRC_DG_RC_NOW;
 module_param_named(dg_policy, krc_param_dg_policy, uint, 0644);
 MODULE_PARM_DESC(dg_policy,

@@ -97,12 +97,16 @@ get() {
 # KRC_TEST_DG_POLICY=N (from the host) loads with dg_policy=N unless the
 # test names dg_policy itself: the suite as it would run with that default
 # (t_dkms then leaves dg_policy out of its check of the defaults).
+# The cluster key is the run's ($KRC_RUN/cluster.key, tools/krcluster)
+# unless the test names a key_file itself.
 krc_load() {
 	modprobe -a ib_core rdma_cm || return 1
 	if [ -n "${KRC_TEST_DG_POLICY:-}" ] &&
 	   ! echo " $* " | grep -q " dg_policy="; then
 		set -- "$@" "dg_policy=$KRC_TEST_DG_POLICY"
 	fi
+	echo " $* " | grep -q " key_file=" ||
+		set -- "$@" "key_file=$KRC_RUN/cluster.key"
 	insmod "${KRC_KO:-$KRC_REPO/kernel/krcore.ko}" "$@"
 }
 

@@ -109,7 +109,8 @@ static bool msg_equal(const struct krc_msg *a, const struct krc_msg *b)
 	       a->qpn == b->qpn && a->psn == b->psn &&
 	       a->peer_qpn == b->peer_qpn && a->probe_rkey == b->probe_rkey &&
 	       a->probe_addr == b->probe_addr &&
-	       a->probe_len == b->probe_len && a->slot == b->slot;
+	       a->probe_len == b->probe_len && a->slot == b->slot &&
+	       !memcmp(a->mac, b->mac, sizeof(a->mac));
 }
 
 static bool msg_is_zero(const struct krc_msg *m)
@@ -443,10 +444,24 @@ static void test_msg_rejects_fields(void **state)
 	m.slot = 0xffffffffU;
 	m.req_id = 0;
 	assert_int_equal(reencode(&m), 0);
+	/* META_*: bytes 80..111 are the MAC, carried; 112..115 are zero */
 	m = sample_msg(KRC_MSG_META_DEREGISTER);
-	m.dst_incarnation = 42;
-	m.probe_len = 1;
+	memset(m.mac, 0xa5, sizeof(m.mac));
 	assert_int_equal(reencode(&m), 0);
+	{
+		u8 buf[KRC_MSG_SIZE];
+		struct krc_msg d;
+
+		krc_msg_encode(&m, buf);
+		for (i = 80; i < 112; i++)
+			assert_int_equal(buf[i], 0xa5);
+		for (i = 112; i < 116; i++) {
+			krc_msg_encode(&m, buf);
+			buf[i] = 1;
+			assert_int_equal(krc_msg_decode(buf, sizeof(buf), &d),
+					 -EBADMSG);
+		}
+	}
 }
 
 static struct krc_meta_hello sample_hello(void)
@@ -456,6 +471,7 @@ static struct krc_meta_hello sample_hello(void)
 	memset(&h, 0, sizeof(h));
 	h.node_id = 0x0a4d0002;
 	h.incarnation = 0x8877665544332211ULL;
+	memcpy(h.nonce, "0123456789abcdef", KRC_NONCE_LEN);
 	return h;
 }
 
@@ -470,6 +486,8 @@ static struct krc_mt_desc sample_desc(void)
 	d.nphys = 4096 + KRC_MT_SPILL;
 	d.seed = 0x5eed5eed5eed5eedULL;
 	d.incarnation = 0x0102030405060708ULL;
+	memcpy(d.nonce, "fedcba9876543210", KRC_NONCE_LEN);
+	memset(d.mac, 0x5a, KRC_MAC_LEN);
 	return d;
 }
 
@@ -477,7 +495,9 @@ static bool desc_equal(const struct krc_mt_desc *a, const struct krc_mt_desc *b)
 {
 	return a->addr == b->addr && a->rkey == b->rkey &&
 	       a->nslots == b->nslots && a->nphys == b->nphys &&
-	       a->seed == b->seed && a->incarnation == b->incarnation;
+	       a->seed == b->seed && a->incarnation == b->incarnation &&
+	       !memcmp(a->nonce, b->nonce, KRC_NONCE_LEN) &&
+	       !memcmp(a->mac, b->mac, KRC_MAC_LEN);
 }
 
 static void test_hello(void **state)
@@ -491,14 +511,16 @@ static void test_hello(void **state)
 	krc_meta_hello_encode(&h, buf);
 	assert_int_equal(buf[KRC_CM_HELLO_SIZE], 0xee);
 	assert_memory_equal(buf, "KRCM", 4);
-	assert_int_equal(buf[4], KRC_MSG_VERSION);
+	assert_int_equal(buf[4], KRC_CM_VERSION);
 	assert_int_equal(buf[5], 1);
 	assert_memory_equal(buf + 6, "\0\0", 2);
 	assert_memory_equal(buf + 8, "\x02\x00\x4d\x0a\0\0\0\0", 8);
 	assert_memory_equal(buf + 16, "\x11\x22\x33\x44\x55\x66\x77\x88", 8);
+	assert_memory_equal(buf + 24, "0123456789abcdef", 16);
 	assert_int_equal(krc_meta_hello_decode(buf, KRC_CM_HELLO_SIZE, &d), 0);
 	assert_int_equal(d.node_id, h.node_id);
 	assert_int_equal(d.incarnation, h.incarnation);
+	assert_memory_equal(d.nonce, h.nonce, KRC_NONCE_LEN);
 	/* rdma_cm hands the whole private data area: longer is fine */
 	assert_int_equal(krc_meta_hello_decode(buf, sizeof(buf), &d), 0);
 	assert_int_equal(d.incarnation, h.incarnation);
@@ -514,8 +536,11 @@ static void test_hello(void **state)
 		assert_int_equal(krc_meta_hello_decode(bad, sizeof(bad), &d),
 				 -EBADMSG);
 	}
+	/* version 1 (no nonce, no cluster key) and anything else */
 	memcpy(bad, buf, sizeof(bad));
-	bad[4] = 2;
+	bad[4] = 1;
+	assert_int_equal(krc_meta_hello_decode(bad, sizeof(bad), &d), -EPROTO);
+	bad[4] = KRC_CM_VERSION + 1;
 	assert_int_equal(krc_meta_hello_decode(bad, sizeof(bad), &d), -EPROTO);
 	memcpy(bad, buf, sizeof(bad));
 	bad[5] = 2;	/* a descriptor's kind */
@@ -572,7 +597,7 @@ static void test_desc(void **state)
 	krc_mt_desc_encode(&d, buf);
 	assert_int_equal(buf[KRC_MT_DESC_SIZE], 0xee);
 	assert_memory_equal(buf, "KRCM", 4);
-	assert_int_equal(buf[4], KRC_MSG_VERSION);
+	assert_int_equal(buf[4], KRC_CM_VERSION);
 	assert_int_equal(buf[5], 2);
 	assert_memory_equal(buf + 6, "\0\0", 2);
 	assert_memory_equal(buf + 8, "\x00\x00\x34\x12\x00\x7f\x00\x00", 8);
@@ -582,6 +607,9 @@ static void test_desc(void **state)
 	assert_memory_equal(buf + 28, "\0\0\0\0", 4);
 	assert_memory_equal(buf + 32, "\xed\x5e\xed\x5e\xed\x5e\xed\x5e", 8);
 	assert_memory_equal(buf + 40, "\x08\x07\x06\x05\x04\x03\x02\x01", 8);
+	assert_memory_equal(buf + 48, "fedcba9876543210", 16);
+	for (i = 64; i < KRC_MT_DESC_SIZE; i++)
+		assert_int_equal(buf[i], 0x5a);
 	assert_int_equal(krc_mt_desc_decode(buf, KRC_MT_DESC_SIZE, &e), 0);
 	assert_true(desc_equal(&d, &e));
 	assert_int_equal(krc_mt_desc_decode(buf, sizeof(buf), &e), 0);
@@ -598,7 +626,7 @@ static void test_desc(void **state)
 				 -EBADMSG);
 	}
 	memcpy(bad, buf, sizeof(bad));
-	bad[4] = 0;
+	bad[4] = 1;	/* version 1: no nonce, no MAC */
 	assert_int_equal(krc_mt_desc_decode(bad, sizeof(bad), &e), -EPROTO);
 	memcpy(bad, buf, sizeof(bad));
 	bad[5] = 1;
