@@ -367,6 +367,10 @@ $(BUILD)/tests/ud_garbage: tests/progs/ud_garbage.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -libverbs
 
+$(BUILD)/tests/meta_forge: tests/progs/meta_forge.c $(BUILD)/lib/libkrcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -lrdmacm -libverbs
+
 $(BUILD)/tests/%: tests/progs/%.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a

@@ -124,7 +124,7 @@ int krc_key_parse(const char *text, size_t len, u8 key[KRC_KEY_LEN])
 	size_t i;
 
 	if (len < 2 * KRC_KEY_LEN || len > KRC_KEY_FILE_MAX)
-		return -EINVAL;
+		goto bad;
 	for (i = 0; i < KRC_KEY_LEN; i++) {
 		int hi = hex_value(text[2 * i]);
 		int lo = hex_value(text[2 * i + 1]);

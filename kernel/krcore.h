@@ -461,7 +461,10 @@ extern int krc_fault_ctrl_reset;
 extern int krc_fault_meta_foreign_card;
 extern int krc_fault_meta_bad_mac;
 extern int krc_fault_leak_member;
+extern int krc_fault_recover_delay_ms;
+extern int krc_fault_close_delay_ms;
 bool krc_fault_take(int *fault);
+void krc_fault_sleep(int *ms);
 
 extern u64 krc_incarnation;
 extern struct workqueue_struct *krc_wq;
@@ -570,6 +573,7 @@ void krc_rc_unreserve(void);
 void krc_rc_counted(struct krc_conn *conn);
 void krc_rc_uncount(struct krc_conn *conn);
 void krc_rc_evict_async(void);
+int krc_rc_evict_id(u32 id);
 void krc_rc_on_close_req(struct krc_peer *peer, const struct krc_msg *msg);
 void krc_rc_on_close_rep(struct krc_peer *peer, const struct krc_msg *msg);
 void krc_rc_exit(void);
@@ -673,6 +677,7 @@ int krc_post_one(struct krc_conn *conn, struct krc_vq *vq, u16 slot);
 /* complete.c: completions of VQ requests */
 void krc_dp_dispatch(struct krc_conn *conn, struct ib_wc *wc);
 void krc_dp_complete(struct krc_sq_ent *e, u32 status, u32 byte_len);
+void krc_dp_conn_gone(struct krc_conn *conn);
 int krc_vq_dp_init(struct krc_vq *vq);
 void krc_vq_dp_unmap(struct krc_vq *vq);
 void krc_vq_dp_free(struct krc_vq *vq);
@@ -707,6 +712,7 @@ void krc_watchdog_exit(void);
 void krc_conn_track(struct krc_conn *conn);
 void krc_conns_fail_using(const struct krc_mr_view *view);
 int krc_conns_fail_id(u32 id);
+struct krc_conn *krc_conn_find_id(u32 id);
 void krc_conn_untrack(struct krc_conn *conn);
 
 /* vq.c */

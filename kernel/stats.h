@@ -154,6 +154,8 @@ enum krc_event {
 	KRC_EV_RC_CLOSE_REQ_SENT,
 	KRC_EV_RC_CLOSE_REQ_RECV,
 	KRC_EV_RC_CLOSE_REP_SENT,
+	KRC_EV_RC_CLOSING_REFUSED,
+	KRC_EV_RC_HIGH_WATER,	/* a gauge: the most RC connections at once */
 	/*
 	 * Where a first contact over RC spends its time (connect.c,
 	 * handshake.c): the sums, in ns, over the qconnects that made a

@@ -201,6 +201,7 @@ static void krc_conn_free_work(struct work_struct *work)
 	struct krc_conn *conn = container_of(work, struct krc_conn, kill_work);
 
 	krc_conn_teardown(conn);
+	krc_dp_conn_gone(conn);
 	krc_conn_free(conn);
 }
 

@@ -61,11 +61,19 @@ static bool krc_rc_take(void)
 	int max = (int)min_t(u32, READ_ONCE(krc_param_rc_max), INT_MAX);
 	int cur = atomic_read(&krc_rc_conns);
 
+	s64 high;
+
 	do {
 		if (max && cur >= max)
 			return false;
 	} while (!atomic_try_cmpxchg(&krc_rc_conns, &cur, cur + 1));
 	krc_obj_created(KRC_OBJ_RC_PLACE);
+	/* The most places ever taken at once: what tests hold rc_max to. */
+	high = atomic64_read(&krc_events[KRC_EV_RC_HIGH_WATER]);
+	while (cur + 1 > high &&
+	       !atomic64_try_cmpxchg(&krc_events[KRC_EV_RC_HIGH_WATER], &high,
+				     cur + 1))
+		;
 	return true;
 }
 
@@ -236,17 +244,31 @@ static int krc_rc_move_vqs(struct krc_conn *conn)
 /*
  * Off the pool, its place free; the QP goes with the last reference, off
  * this path (a driver may take long to destroy a QP: rxe waits for its
- * packets in flight), as after a recovery.
+ * packets in flight), as after a recovery. Only if nothing is posted on
+ * it: checked again under its lock, where posts are refused from the
+ * moment it was marked closing (send.c), so what was seen empty stays
+ * empty. False (and it is usable again) if not.
  */
-static void krc_rc_close(struct krc_conn *conn)
+static bool krc_rc_close(struct krc_conn *conn)
 {
 	unsigned long flags;
+	bool empty;
 
+	spin_lock_irqsave(&conn->lock, flags);
+	empty = conn->closing && conn->sq_head == conn->sq_tail &&
+		!conn->failing;
+	if (empty)
+		conn->dead = true;
+	else
+		conn->closing = false;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	if (!empty) {
+		WARN_ON_ONCE(conn->sq_head != conn->sq_tail && !conn->failing);
+		return false;
+	}
 	if (krc_peer_detach(conn))	/* gives the place back too */
 		krc_conn_put(conn);	/* the pool's reference */
-	spin_lock_irqsave(&conn->lock, flags);
-	conn->dead = true;
-	spin_unlock_irqrestore(&conn->lock, flags);
+	return true;
 }
 
 /*
@@ -327,13 +349,16 @@ static int krc_rc_evict_one(struct krc_peer *except, unsigned long deadline)
 		ret = krc_rc_move_vqs(conn);
 		if (!ret && READ_ONCE(conn->sq_head) != READ_ONCE(conn->sq_tail))
 			ret = -EBUSY;
+		if (!ret)
+			krc_fault_sleep(&krc_fault_close_delay_ms);
 		if (!ret) {
 			ret = krc_rc_close_handshake(conn, deadline);
 			if (ret == -ETIMEDOUT)	/* silent peer: ours goes */
 				ret = 0;
 		}
+		if (!ret && !krc_rc_close(conn))
+			ret = -EBUSY;
 		if (!ret) {
-			krc_rc_close(conn);
 			krc_event(KRC_EV_RC_EVICTIONS);
 			pr_debug("krcore: conn %u closed for another (rc_max %u)\n",
 				 conn->id, krc_param_rc_max);
@@ -377,6 +402,74 @@ static void krc_rc_evict_work_fn(struct work_struct *work)
 	    atomic_read(&krc_rc_conns) >= READ_ONCE(krc_param_rc_max))
 		krc_rc_evict_one(NULL, jiffies +
 				 msecs_to_jiffies(krc_param_connect_timeout_ms));
+}
+
+/*
+ * Fault injection: close connection @id as the RC cap would (if it may
+ * be closed now), in the background; -ENOENT if there is no such
+ * connection. Tests of eviction against recovery.
+ */
+struct krc_evict_req {
+	struct work_struct work;
+	struct krc_conn *conn;
+};
+
+static void krc_rc_evict_id_work(struct work_struct *work)
+{
+	struct krc_evict_req *r = container_of(work, struct krc_evict_req,
+					       work);
+	struct krc_conn *conn = r->conn;
+	unsigned long flags;
+	bool ok;
+	int ret;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	ok = conn->state == KRC_CONN_READY && !conn->failing && !conn->dead &&
+	     !conn->closing && conn->rc_counted &&
+	     conn->sq_head == conn->sq_tail;
+	if (ok)
+		conn->closing = true;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	ret = ok ? krc_rc_move_vqs(conn) : -EBUSY;
+	if (!ret && READ_ONCE(conn->sq_head) != READ_ONCE(conn->sq_tail))
+		ret = -EBUSY;
+	if (!ret)
+		krc_fault_sleep(&krc_fault_close_delay_ms);
+	if (!ret) {
+		ret = krc_rc_close_handshake(conn, jiffies +
+					     msecs_to_jiffies(krc_param_connect_timeout_ms));
+		if (ret == -ETIMEDOUT)
+			ret = 0;
+	}
+	if (!ret && !krc_rc_close(conn))
+		ret = -EBUSY;
+	if (ret && ok)
+		krc_rc_reopen(conn);
+	pr_info("krcore: conn %u: eviction by fault injection: %d\n", conn->id,
+		ret);
+	if (!ret)
+		krc_event(KRC_EV_RC_EVICTIONS);
+	krc_conn_put(conn);
+	kfree(r);
+}
+
+int krc_rc_evict_id(u32 id)
+{
+	struct krc_evict_req *r;
+	struct krc_conn *conn;
+
+	conn = krc_conn_find_id(id);
+	if (!conn)
+		return -ENOENT;
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r) {
+		krc_conn_put(conn);
+		return -ENOMEM;
+	}
+	r->conn = conn;
+	INIT_WORK(&r->work, krc_rc_evict_id_work);
+	queue_work(krc_wq, &r->work);
+	return 0;
 }
 
 /* At the cap, a peer's handshake was refused: make room for its retry. */
@@ -435,12 +528,13 @@ void krc_rc_on_close_req(struct krc_peer *peer, const struct krc_msg *msg)
 		if (ret)
 			krc_rc_reopen(conn);
 	}
+	/* Off the pool first: a repeated request finds nothing. */
+	if (!ret && !krc_rc_close(conn))
+		ret = -EBUSY;
 	if (ret) {
 		krc_event(KRC_EV_RC_EVICT_BUSY);
 		krc_rc_answer(peer, msg, EBUSY);
 	} else {
-		/* Off the pool first: a repeated request finds nothing. */
-		krc_rc_close(conn);
 		krc_rc_answer(peer, msg, 0);
 		krc_event(KRC_EV_RC_CLOSED_BY_PEER);
 	}

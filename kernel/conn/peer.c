@@ -420,8 +420,9 @@ static u32 krc_peer_pool_count(struct krc_peer *peer)
 	u32 n = 0;
 
 	spin_lock(&peer->lock);
+	/* Not those being closed (the RC cap): they are leaving it. */
 	list_for_each_entry(conn, &peer->conns, node)
-		if (conn->state != KRC_CONN_ERROR)
+		if (conn->state != KRC_CONN_ERROR && !READ_ONCE(conn->closing))
 			n++;
 	spin_unlock(&peer->lock);
 	return n;

@@ -230,6 +230,12 @@ void krc_recover_work(struct work_struct *work)
 	       READ_ONCE(krc_node.up) && tries < KRC_RETARGETS &&
 	       time_before(jiffies, deadline))
 		target = krc_retarget(peer, NULL, &tries, deadline);
+	if (target && conn->nrec) {
+		pr_info("krcore: conn %u: recovery re-posts on conn %u\n",
+			conn->id, target->id);
+		/* Testing: let something happen to the target meanwhile. */
+		krc_fault_sleep(&krc_fault_recover_delay_ms);
+	}
 
 	/* 3. Re-post (or fail) what was outstanding, in order, then move
 	 * the VQs: their new requests come after the re-posted ones.
@@ -439,20 +445,28 @@ void krc_conns_fail_using(const struct krc_mr_view *view)
 	}
 }
 
-/* Fail the connection @id (fault injection); -ENOENT if there is none. */
-int krc_conns_fail_id(u32 id)
+/* The live connection @id, with a reference; NULL if there is none. */
+struct krc_conn *krc_conn_find_id(u32 id)
 {
 	struct krc_conn *conn, *hit = NULL;
 
 	spin_lock(&krc_conns_lock);
 	list_for_each_entry(conn, &krc_conns, all_node) {
-		if (conn->id == id && !READ_ONCE(conn->dead)) {
-			kref_get(&conn->ref);
+		if (conn->id == id && !READ_ONCE(conn->dead) &&
+		    kref_get_unless_zero(&conn->ref)) {
 			hit = conn;
 			break;
 		}
 	}
 	spin_unlock(&krc_conns_lock);
+	return hit;
+}
+
+/* Fail the connection @id (fault injection); -ENOENT if there is none. */
+int krc_conns_fail_id(u32 id)
+{
+	struct krc_conn *hit = krc_conn_find_id(id);
+
 	if (!hit)
 		return -ENOENT;
 	pr_info("krcore: conn %u failed by fault injection\n", id);

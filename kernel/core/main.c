@@ -5,6 +5,7 @@
  * Module load pre-initialises the context of every RDMA device (device.c)
  * and opens /dev/krcore (vq.c), whose every open is a virtual queue.
  */
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/random.h>
 
@@ -236,6 +237,42 @@ MODULE_PARM_DESC(fault_leak_member,
 		 "Testing (MetaServer host): the next N freed members keep their memory, a leak the unload must report (default 0)");
 
 /* Testing: consume one of the faults a parameter holds; true if one was. */
+int krc_fault_recover_delay_ms;
+module_param_named(fault_recover_delay_ms, krc_fault_recover_delay_ms, int, 0644);
+MODULE_PARM_DESC(fault_recover_delay_ms,
+		 "Fault injection: recovery waits this long between choosing its target connection and re-posting on it (0: not at all)");
+
+int krc_fault_close_delay_ms;
+module_param_named(fault_close_delay_ms, krc_fault_close_delay_ms, int, 0644);
+MODULE_PARM_DESC(fault_close_delay_ms,
+		 "Fault injection: closing a connection for the RC cap waits this long between its empty-queue check and the close handshake (0: not at all)");
+
+static int krc_fault_evict_conn_set(const char *val,
+				    const struct kernel_param *kp)
+{
+	u32 id;
+	int ret = kstrtou32(val, 0, &id);
+
+	return ret ? ret : krc_rc_evict_id(id);
+}
+
+static const struct kernel_param_ops krc_fault_evict_conn_ops = {
+	.set = krc_fault_evict_conn_set,
+};
+
+module_param_cb(fault_evict_conn, &krc_fault_evict_conn_ops, NULL, 0200);
+MODULE_PARM_DESC(fault_evict_conn,
+		 "Fault injection: close the connection with this id as the RC cap would, in the background");
+
+/* Testing: sleep *@ms milliseconds (if positive), killably. */
+void krc_fault_sleep(int *ms)
+{
+	int n = READ_ONCE(*ms);
+
+	if (n > 0)
+		msleep_interruptible(n);
+}
+
 bool krc_fault_take(int *fault)
 {
 	int n = READ_ONCE(*fault);

@@ -182,14 +182,45 @@ void krc_dp_dispatch(struct krc_conn *conn, struct ib_wc *wc)
 	if (conn->failing && conn->sq_head == conn->sq_tail)
 		wake_up(&conn->drain_wq);
 	spin_unlock_irqrestore(&conn->lock, flags);
-	if (first_error) {
+	/*
+	 * Recovery takes over, unless the connection is already going (its
+	 * last reference gone: krc_conn_free_work() then completes what
+	 * was set aside).
+	 */
+	if (first_error && kref_get_unless_zero(&conn->ref)) {
 		pr_warn_ratelimited("krcore: conn %u (qp %u) failed: %s; recovering\n",
 				    conn->id, conn->qpn,
 				    ib_wc_status_msg(wc->status));
-		kref_get(&conn->ref);
 		if (!queue_work(krc_wq, &conn->recover_work))
 			krc_conn_put(conn);
 	}
+}
+
+/*
+ * @conn goes (its last reference, its QP destroyed): a VQ request still
+ * on it or set aside for a recovery that will not come completes now,
+ * flushed. Nothing of it reaches the hardware any more.
+ */
+void krc_dp_conn_gone(struct krc_conn *conn)
+{
+	unsigned long flags;
+	u32 i, n = 0;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	for (i = 0; i < conn->nrec; i++, n++)
+		krc_dp_complete(&conn->rec[i], KRCORE_WC_FLUSHED, 0);
+	conn->nrec = 0;
+	while (conn->sq_head != conn->sq_tail) {
+		struct krc_sq_ent *e = &conn->sq[conn->sq_head++ % conn->sq_size];
+
+		conn->sq_bytes -= e->len;
+		krc_dp_complete(e, KRCORE_WC_FLUSHED, 0);
+		n++;
+	}
+	spin_unlock_irqrestore(&conn->lock, flags);
+	if (n)
+		pr_warn("krcore: conn %u went with %u requests on it: flushed\n",
+			conn->id, n);
 }
 
 /* The data plane of a VQ, made when it connects. */

@@ -145,6 +145,18 @@ static int krc_post_slots(struct krc_conn *conn, struct krc_vq *vq,
 		*reason = KRCORE_R_RECOVERING;
 		return 0;
 	}
+	if (conn->closing) {
+		/*
+		 * The RC cap is closing it (evict.c): it checked the queue
+		 * empty and nothing may join it. A VQ still on it moves to
+		 * datagrams or back here in a moment: EAGAIN. Recovery
+		 * takes another connection.
+		 */
+		spin_unlock_irqrestore(&conn->lock, flags);
+		krc_event(KRC_EV_RC_CLOSING_REFUSED);
+		*reason = KRCORE_R_QP_FULL;
+		return 0;
+	}
 	room = conn->sq_size - (conn->sq_tail - conn->sq_head);
 	if (n > room) {
 		n = room;

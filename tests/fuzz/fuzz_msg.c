@@ -5,6 +5,11 @@
  * header) and common/card.c: every decoder sees the input; what one
  * accepts must re-encode to the same bytes (but the card's reserved
  * bytes, which its decoder ignores) and decode again to the same values.
+ * And the MACs of common/auth.h under a fixed key and nonces (those the
+ * signed seeds of corpus/fuzz_msg were made with): a META_* message is
+ * vouched for by exactly the MAC krc_msg_sign gives it, any 96 bytes are
+ * a good descriptor MAC exactly when bytes 64..95 are the HMAC of kind
+ * KRC_MAC_DESC over bytes 0..63.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +19,27 @@
 #include "proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The key is 0x40, 0x41, ... 0x5f; the nonces are these 16 bytes. */
+static const u8 member_nonce[KRC_NONCE_LEN] = "member-nonce-016";
+static const u8 host_nonce[KRC_NONCE_LEN] = "host--nonce--016";
+
+static void fuzz_key(u8 key[KRC_KEY_LEN])
+{
+	int i;
+
+	for (i = 0; i < KRC_KEY_LEN; i++)
+		key[i] = (u8)(0x40 + i);
+}
+
+static struct krc_nonces fuzz_nonces(void)
+{
+	struct krc_nonces n;
+
+	memcpy(n.member, member_nonce, KRC_NONCE_LEN);
+	memcpy(n.host, host_nonce, KRC_NONCE_LEN);
+	return n;
+}
 
 static void check(bool ok)
 {
@@ -35,7 +61,8 @@ static bool msg_equal(const struct krc_msg *a, const struct krc_msg *b)
 	       a->qpn == b->qpn && a->psn == b->psn &&
 	       a->peer_qpn == b->peer_qpn && a->probe_rkey == b->probe_rkey &&
 	       a->probe_addr == b->probe_addr &&
-	       a->probe_len == b->probe_len && a->slot == b->slot;
+	       a->probe_len == b->probe_len && a->slot == b->slot &&
+	       !memcmp(a->mac, b->mac, sizeof(a->mac));
 }
 
 /* Card bytes krc_card_decode() ignores: reserved0 and reserved1. */
@@ -50,6 +77,41 @@ static void same_card_bytes(const u8 *a, const u8 *b)
 
 	for (i = 0; i < KRCORE_CARD_SIZE; i++)
 		check(card_byte_ignored(i) || a[i] == b[i]);
+}
+
+/*
+ * @m decoded from @data: the MAC of each kind vouches for it exactly when
+ * the input carries the MAC krc_msg_sign computes for it, which is the
+ * HMAC over its wire form (@out, re-encoded) with bytes 80..111 zero. No
+ * other type carries a MAC.
+ */
+static void fuzz_msg_mac(const struct krc_msg *m, const uint8_t *data,
+			 const u8 out[KRC_MSG_SIZE])
+{
+	struct krc_nonces n = fuzz_nonces();
+	u8 key[KRC_KEY_LEN], body[KRC_MSG_SIZE], mac[KRC_MAC_LEN];
+	struct krc_msg s;
+	int kind;
+
+	fuzz_key(key);
+	for (kind = KRC_MAC_DESC; kind <= KRC_MAC_HOST; kind++) {
+		bool ok = krc_msg_check_mac(m, key, &n, kind);
+
+		if (!krc_msg_is_meta(m->type)) {
+			check(!ok);
+			continue;
+		}
+		s = *m;
+		krc_msg_sign(&s, key, &n, kind);
+		check(ok == !memcmp(s.mac, data + 80, KRC_MAC_LEN));
+		memcpy(body, out, sizeof(body));
+		memset(body + 80, 0, KRC_MAC_LEN);
+		krc_auth_mac(key, kind, &n, body, sizeof(body), mac);
+		check(!memcmp(mac, s.mac, KRC_MAC_LEN));
+		/* signing touches nothing but the MAC */
+		memcpy(s.mac, m->mac, KRC_MAC_LEN);
+		check(msg_equal(&s, m));
+	}
 }
 
 static void fuzz_msg(const uint8_t *data, size_t size)
@@ -72,6 +134,16 @@ static void fuzz_msg(const uint8_t *data, size_t size)
 	check(!memcmp(out + 80, data + 80, KRC_MSG_SIZE - 80));
 	check(krc_msg_decode(out, sizeof(out), &m2) == 0);
 	check(msg_equal(&m, &m2));
+	if (krc_msg_is_meta(m.type)) {
+		/* bytes 80..111 are the MAC, 112..115 zero; nothing else */
+		check(!memcmp(m.mac, data + 80, KRC_MAC_LEN));
+		check(!krc_get_le32(data + 112));
+		check(!m.dst_incarnation && !m.qpn && !m.psn && !m.peer_qpn &&
+		      !m.probe_rkey && !m.probe_addr && !m.probe_len);
+	} else {
+		check(!memcmp(m.mac, zero.mac, KRC_MAC_LEN));
+	}
+	fuzz_msg_mac(&m, data, out);
 }
 
 static void fuzz_hello(const uint8_t *data, size_t size)
@@ -90,13 +162,45 @@ static void fuzz_hello(const uint8_t *data, size_t size)
 	check(!memcmp(out, data, sizeof(out)));
 	check(krc_meta_hello_decode(out, sizeof(out), &h2) == 0);
 	check(h.node_id == h2.node_id && h.incarnation == h2.incarnation);
+	check(!memcmp(h.nonce, data + 24, KRC_NONCE_LEN));
+	check(!memcmp(h.nonce, h2.nonce, KRC_NONCE_LEN));
 }
 
 static bool desc_equal(const struct krc_mt_desc *a, const struct krc_mt_desc *b)
 {
 	return a->addr == b->addr && a->rkey == b->rkey &&
 	       a->nslots == b->nslots && a->nphys == b->nphys &&
-	       a->seed == b->seed && a->incarnation == b->incarnation;
+	       a->seed == b->seed && a->incarnation == b->incarnation &&
+	       !memcmp(a->nonce, b->nonce, KRC_NONCE_LEN) &&
+	       !memcmp(a->mac, b->mac, KRC_MAC_LEN);
+}
+
+/*
+ * Any 96 bytes: krc_mt_desc_check_mac is true exactly when bytes 64..95
+ * are HMAC(KRC_MAC_DESC, our nonce, the host nonce at 48..63, bytes
+ * 0..63), whether the descriptor decodes or not; krc_mt_desc_sign writes
+ * that MAC and nothing else.
+ */
+static void fuzz_desc_mac(const uint8_t *data, size_t size)
+{
+	struct krc_nonces n;
+	u8 key[KRC_KEY_LEN], mac[KRC_MAC_LEN], buf[KRC_MT_DESC_SIZE];
+	bool ok;
+
+	if (size < KRC_MT_DESC_SIZE)
+		return;
+	fuzz_key(key);
+	memcpy(n.member, member_nonce, KRC_NONCE_LEN);
+	memcpy(n.host, data + 48, KRC_NONCE_LEN);
+	krc_auth_mac(key, KRC_MAC_DESC, &n, data, 64, mac);
+	ok = krc_mt_desc_check_mac(data, key, member_nonce);
+	check(ok == !memcmp(mac, data + 64, KRC_MAC_LEN));
+	memcpy(buf, data, sizeof(buf));
+	krc_mt_desc_sign(buf, key, member_nonce);
+	check(!memcmp(buf, data, 64) && !memcmp(buf + 64, mac, KRC_MAC_LEN));
+	check(krc_mt_desc_check_mac(buf, key, member_nonce));
+	/* another member's nonce (the host's) does not do */
+	check(!krc_mt_desc_check_mac(buf, key, host_nonce));
 }
 
 static void fuzz_desc(const uint8_t *data, size_t size)
@@ -179,6 +283,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_msg(data, size);
 	fuzz_hello(data, size);
 	fuzz_desc(data, size);
+	fuzz_desc_mac(data, size);
 	fuzz_data_hdr(data, size);
 	fuzz_card(data, size);
 	return 0;
