@@ -463,7 +463,9 @@ extern int krc_fault_meta_bad_mac;
 extern int krc_fault_leak_member;
 extern int krc_fault_recover_delay_ms;
 extern int krc_fault_close_delay_ms;
+extern int krc_fault_dg_fail_after;
 bool krc_fault_take(int *fault);
+bool krc_fault_countdown(int *n);
 void krc_fault_sleep(int *ms);
 
 extern u64 krc_incarnation;

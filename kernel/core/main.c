@@ -264,6 +264,26 @@ module_param_cb(fault_evict_conn, &krc_fault_evict_conn_ops, NULL, 0200);
 MODULE_PARM_DESC(fault_evict_conn,
 		 "Fault injection: close the connection with this id as the RC cap would, in the background");
 
+int krc_fault_dg_fail_after;
+module_param_named(fault_dg_fail_after, krc_fault_dg_fail_after, int, 0644);
+MODULE_PARM_DESC(fault_dg_fail_after,
+		 "Fault injection: the N-th datagram reply received from now on fails its whole stream, as a reply from a reloaded peer does (0: none)");
+
+/* Testing: true once, when the countdown *@n goes from 1 to 0. */
+bool krc_fault_countdown(int *n)
+{
+	int v = READ_ONCE(*n);
+
+	while (v > 0) {
+		int old = cmpxchg(n, v, v - 1);
+
+		if (old == v)
+			return v == 1;
+		v = old;
+	}
+	return false;
+}
+
 /* Testing: sleep *@ms milliseconds (if positive), killably. */
 void krc_fault_sleep(int *ms)
 {

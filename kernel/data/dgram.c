@@ -586,8 +586,15 @@ static void krc_dg_fail_all(struct krc_dg_tx *tx, u32 status)
 		if (slot->dg_off && tx->head != tx->tail && last->used &&
 		    last->cookie == krc_cookie_make(vq->id, slot - vq->slots,
 						    slot->gen)) {
-			/* Partly sent: it completes with its last datagram. */
+			/*
+			 * Partly sent: it completes with its last datagram in
+			 * the window, and fails whatever that one's answer
+			 * was: the rest of it was never sent.
+			 */
 			last->last = true;
+			if (!slot->dg_err)
+				slot->dg_err = status;
+			krc_event(KRC_EV_DG_PARTIAL_FAILED);
 			continue;
 		}
 		slot->dg_status = status;
@@ -621,9 +628,12 @@ static void krc_dg_rto_work(struct work_struct *work)
 		goto out;
 	}
 	s = tx->head;
-	if (time_before(now, tx->ent[s % KRC_DG_W].sent + krc_dg_rto(tx)) &&
-	    !tx->ent[s % KRC_DG_W].replied) {
-		/* Sent again lately: wait the rest of the time. */
+	if (tx->ent[s % KRC_DG_W].replied ||
+	    time_before(now, tx->ent[s % KRC_DG_W].sent + krc_dg_rto(tx))) {
+		/*
+		 * Answered, not retired yet (done_work is on its way: no
+		 * silence to count), or sent again lately: wait.
+		 */
 		krc_dg_arm(tx);
 		spin_unlock_irqrestore(&tx->lock, flags);
 		goto out;
@@ -725,6 +735,14 @@ static void krc_dg_on_rep(struct krc_peer *peer, const struct krc_dg_hdr *h,
 	}
 	krc_event(KRC_EV_DG_REP_RECV);
 	krc_dg_rtt_sample(tx, e);
+	if (krc_fault_countdown(&krc_fault_dg_fail_after)) {
+		/* Testing: the stream fails here, as for a reloaded peer. */
+		krc_event(KRC_EV_DG_FAULT_FAILED);
+		krc_dg_fail_all(tx, KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN);
+		spin_unlock_irqrestore(&tx->lock, flags);
+		krc_dg_kick_done(tx);
+		return;
+	}
 	if (h->flags & KRC_DG_F_STALE) {
 		/* The peer reloaded: nothing of ours reached the new one. */
 		krc_event(KRC_EV_DG_STALE);

@@ -10,7 +10,8 @@
  * posts a READ of MIB MiB, VQ A a READ with a bad rkey behind it, then B
  * N more READs of MIB MiB each (posted while the first one is under way,
  * so they are queued behind A's): A's READ breaks X, B's N READs are
- * flushed and recovery re-posts them on Y. Printed before the READs are posted: "evict_race: broken X idle Y".
+ * flushed and recovery re-posts them on Y. Printed before the READs are
+ * posted: "evict_race: broken X idle Y".
  * The test closes Y (fault_evict_conn) while recovery holds it as its
  * target (fault_recover_delay_ms): the re-posts must not land on a
  * connection being closed, and every READ of B must complete with the
