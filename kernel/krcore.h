@@ -138,7 +138,6 @@ struct krc_proc {
 	struct mutex lock;		/* registrations */
 	struct xarray mrs;		/* lkey -> struct krc_mr */
 	struct xarray rkeys;		/* rkey -> struct krc_mr (remote access) */
-	wait_queue_head_t wq;		/* an MR's last request completed */
 	atomic_t nvqs;			/* its open VQs (max_vqs_per_proc) */
 	atomic_t nports;		/* its bound ports */
 	/* shared connections it broke (remote errors), for throttling */
@@ -151,6 +150,15 @@ struct krc_mr {
 	struct krc_mr_view view;	/* what the request check sees */
 	struct ib_mr *ibmr;
 	struct krc_proc *proc;
+	/*
+	 * With LOCAL_WRITE: its pages, pinned at registration, for what
+	 * the kernel writes into it itself (datagram READ and atomic
+	 * results): the registered pages, never the process's mapping of
+	 * the day. pg_start: view.addr rounded down to a page.
+	 */
+	struct page **pages;
+	unsigned long npages;
+	u64 pg_start;
 	atomic_t inflight;		/* requests using it */
 	bool dying;			/* being deregistered */
 	struct rcu_head rcu;
@@ -291,7 +299,7 @@ struct krc_peer {
 	/* the datagram transport (dgram.c), made on first use */
 	struct krc_dg_tx *dgtx;		/* our requests to it */
 	struct krc_dg_rx *dgrx;		/* its requests to us */
-	unsigned long dg_verify_after;	/* jiffies: next source check */
+	unsigned long verify_after;	/* jiffies: next check of a sender (source.c) */
 	unsigned long rc_retry_after;	/* jiffies: the RC cap refused one */
 };
 
@@ -629,6 +637,12 @@ void krc_peer_put_unless_known(struct krc_peer *peer);
 int krc_peer_refresh(struct krc_peer *peer, u32 *reads);
 void krc_peer_card_copy(struct krc_peer *peer, struct krcore_card *card);
 
+/* source.c: checking a sender whose card we do not hold */
+void krc_src_init(void);
+int krc_src_lookup(struct krc_peer *peer, const u8 gid[16],
+		   struct krcore_card *card, u32 *reads);
+void krc_src_miss(const u8 gid[16]);
+
 /* connect.c: how a VQ reaches a node (qconnect, lookup) */
 int krc_connect(const u8 gid[16], unsigned long timeout_ms,
 		struct krcore_qconnect *qc, struct krc_peer **peerp,
@@ -667,6 +681,7 @@ bool krc_mr_remote_ok(struct krc_proc *proc, u32 rkey, u64 addr, u64 len,
 		      u32 access);
 /* Any process's registration of @rkey covering the range, held, or NULL. */
 struct krc_mr *krc_mr_remote_get(u32 rkey, u64 addr, u64 len, u32 access);
+int krc_mr_copy_in(struct krc_mr *mr, u64 addr, const void *src, u32 len);
 void krc_procs_disassociate(void);
 void krc_proc_note_break(struct krc_proc *proc);
 bool krc_proc_throttled(struct krc_proc *proc);
@@ -680,6 +695,7 @@ int krc_post_one(struct krc_conn *conn, struct krc_vq *vq, u16 slot);
 void krc_dp_dispatch(struct krc_conn *conn, struct ib_wc *wc);
 void krc_dp_complete(struct krc_sq_ent *e, u32 status, u32 byte_len);
 void krc_dp_conn_gone(struct krc_conn *conn);
+bool krc_wc_is_process_fault(enum ib_wc_status st);
 int krc_vq_dp_init(struct krc_vq *vq);
 void krc_vq_dp_unmap(struct krc_vq *vq);
 void krc_vq_dp_free(struct krc_vq *vq);

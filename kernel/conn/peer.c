@@ -652,6 +652,7 @@ void krc_peers_drop_all(void)
 
 int krc_peer_init(void)
 {
+	krc_src_init();
 	return 0;
 }
 

@@ -291,31 +291,40 @@ static bool krc_hs_card_known(struct krc_peer *peer,
 
 /*
  * May the card of a REQ (it came from the QP it names, ctrl.c) become
- * the card we cache for its node? The same card: yes. A different one
- * (the node reloaded, or a process of that node speaks for it from a QP
- * of its own): only if the MetaServer holds that very card. Without a
- * reachable MetaServer a first card is taken as it is (docs/trust-model.md).
+ * the card we cache for its node (@peer: what we know of it, NULL:
+ * nothing)? The same card: yes. A different one (the node reloaded, or a
+ * process of that node speaks for it from a QP of its own) or a node we
+ * do not know: only if the MetaServer holds that very card (one READ,
+ * within source.c's limits). Without a reachable MetaServer a first card
+ * is taken as it is (docs/trust-model.md).
  */
 static bool krc_hs_card_verified(struct krc_peer *peer,
 				 const struct krcore_card *card, u64 *read_ns)
 {
 	struct krcore_card known, meta;
+	bool valid = false;
 	u32 reads = 0;
-	bool valid;
 	int ret;
 	u64 t;
 
-	spin_lock(&peer->lock);
-	valid = peer->card_valid;
-	known = peer->card;
-	spin_unlock(&peer->lock);
-	if (valid && !memcmp(&known, card, sizeof(known)))
-		return true;
+	if (peer) {
+		spin_lock(&peer->lock);
+		valid = peer->card_valid;
+		known = peer->card;
+		spin_unlock(&peer->lock);
+		if (valid && !memcmp(&known, card, sizeof(known)))
+			return true;
+	}
 	t = ktime_get_ns();
-	ret = krc_meta_lookup(peer->gid, &meta, &reads);
+	ret = krc_src_lookup(peer, card->gid, &meta, &reads);
 	*read_ns = ktime_get_ns() - t;
-	if (!ret)
-		return !memcmp(&meta, card, sizeof(meta));
+	if (!ret) {
+		if (!memcmp(&meta, card, sizeof(meta)))
+			return true;
+		if (!valid)
+			krc_src_miss(card->gid);	/* not that node's QP */
+		return false;
+	}
 	return !valid && ret == -EHOSTUNREACH;
 }
 
@@ -362,16 +371,22 @@ static void krc_hs_on_req(const struct krc_msg *msg)
 	/* Both ends connecting at once: each serves the other's request. */
 	if (krc_hs_pending_to(msg->card.gid))
 		krc_event(KRC_EV_HS_CROSSED);
-	peer = krc_peer_get(msg->card.gid, true);
-	if (IS_ERR(peer))
-		return;
-	if (peer->local)
+	peer = krc_peer_get(msg->card.gid, false);
+	if (peer && peer->local)
 		goto out;
-	/* The REQ names a QP of the node: news of it, once verified. */
+	/*
+	 * The REQ names a QP of the node: news of it, once verified. Of a
+	 * sender that does not pass, nothing is kept.
+	 */
 	if (!krc_hs_card_verified(peer, &msg->card, &verify_ns)) {
 		krc_event(KRC_EV_HS_UNVERIFIED);
-		pr_warn_ratelimited("krcore: a REQ with a card the MetaServer does not hold, dropped\n");
+		pr_warn_ratelimited("krcore: a REQ with a card the MetaServer does not hold (or not now), dropped\n");
 		goto out;
+	}
+	if (!peer) {
+		peer = krc_peer_get(msg->card.gid, true);
+		if (IS_ERR(peer))
+			return;
 	}
 	krc_peer_set_card(peer, &msg->card);
 	if (msg->dst_incarnation && msg->dst_incarnation != krc_incarnation) {

@@ -113,7 +113,7 @@ static u32 krc_wc_status(enum ib_wc_status st)
  * length), rather than the path to the peer? Such a process is throttled
  * if it keeps breaking shared connections.
  */
-static bool krc_wc_is_process_fault(enum ib_wc_status st)
+bool krc_wc_is_process_fault(enum ib_wc_status st)
 {
 	switch (st) {
 	case IB_WC_LOC_LEN_ERR:

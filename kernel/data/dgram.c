@@ -13,8 +13,9 @@
  * registered memory (its lkeys, the PD is the node's). Replies may come
  * in any order; the stream retires them in order (a work item on krcore's
  * workqueue) and copies READ data and atomic results into the caller's
- * memory in its address space (the range passed the request check, so it
- * lies inside a registration of the caller's with LOCAL_WRITE), then
+ * registration (the range passed the request check, so it lies inside a
+ * registration of the caller's with LOCAL_WRITE, whose pages krcore
+ * pinned: the copy never goes through the process's mapping), then
  * completes the VQ's request. Unanswered datagrams are repeated from the
  * oldest (go-back-N) with exponential backoff; a peer that answers none
  * of dg_retries repeats fails every outstanding request of the stream
@@ -32,11 +33,8 @@
  * answered without executing anything twice.
  */
 #include <linux/jiffies.h>
-#include <linux/kthread.h>
 #include <linux/random.h>
-#include <linux/sched/mm.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
 #include "krcore.h"
@@ -215,10 +213,17 @@ static void krc_dg_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct krc_dg_tx *tx = container_of(wc->wr_cqe, struct krc_dg_tx,
 					    cqe);
+	unsigned long flags;
 
 	krc_ctrl_ud_done(cq);
+	/*
+	 * Under the queue's lock: the stream is freed once the count is
+	 * zero, and krc_dg_peer_free() takes this lock before it frees.
+	 */
+	spin_lock_irqsave(&tx->wq.lock, flags);
 	if (atomic_dec_and_test(&tx->tx_posted))
-		wake_up(&tx->wq);
+		wake_up_locked(&tx->wq);
+	spin_unlock_irqrestore(&tx->wq.lock, flags);
 }
 
 /* (Re)transmit the datagram of window index @i. Caller holds tx->lock. */
@@ -414,29 +419,34 @@ int krc_dg_push(struct krc_vq *vq, const u16 *slots, int n, u32 *reason)
 	return n;
 }
 
-/* Copy @len bytes of @src to bytes [@off, @off + @len) of @e's request. */
-static int krc_dg_copy_out(struct krc_dg_ent *e, const void *src)
+/*
+ * Put a reply's @e->data_len bytes of @src at bytes [@e->off, ...) of
+ * @e's request: into the pinned pages of the registrations its SGEs name
+ * (which the request holds until it completes), never through the
+ * process's mapping (mr.c). 0, or -EFAULT.
+ */
+static int krc_dg_copy_out(struct krc_dg_ent *e, const u8 *src)
 {
-	const struct krcore_wr *u = &e->vq->slots[e->slot].wr;
-	struct krcore_sge sl[KRCORE_MAX_SGE];
-	struct mm_struct *mm = e->vq->mm;
-	int n, k, ret = 0;
-	u32 done = 0;
+	struct krc_slot *s = &e->vq->slots[e->slot];
+	const struct krcore_wr *u = &s->wr;
+	u64 from = e->off, to = from + e->data_len, pos = 0;
+	int k;
 
-	n = krc_dg_slice(u->sg_list, u->num_sge, e->off, e->data_len, sl,
-			 KRCORE_MAX_SGE);
-	if (n < 0 || !mm || !mmget_not_zero(mm))
-		return -EFAULT;
-	kthread_use_mm(mm);
-	for (k = 0; k < n && !ret; k++) {
-		if (copy_to_user(u64_to_user_ptr(sl[k].addr), src + done,
-				 sl[k].length))
-			ret = -EFAULT;
-		done += sl[k].length;
+	for (k = 0; k < u->num_sge && k < KRCORE_MAX_SGE && pos < to; k++) {
+		u64 end = pos + u->sg_list[k].length;
+
+		if (end > from) {
+			u64 lo = max(pos, from), hi = min(end, to);
+
+			if (!s->mrs[k] ||
+			    krc_mr_copy_in(s->mrs[k], u->sg_list[k].addr +
+					   (lo - pos), src + (lo - from),
+					   (u32)(hi - lo)))
+				return -EFAULT;
+		}
+		pos = end;
 	}
-	kthread_unuse_mm(mm);
-	mmput(mm);
-	return ret;
+	return pos >= to ? 0 : -EFAULT;
 }
 
 /*
@@ -501,7 +511,7 @@ static void krc_dg_complete_failed(struct krc_dg_tx *tx)
 /*
  * Retire replied datagrams in order: copy their data to the callers and
  * complete the VQ requests they finish. krcore's workqueue (the copies
- * run in the callers' address spaces).
+ * go into the registrations' pinned pages).
  *
  * A request completes with its last datagram in the window, never
  * before: until then its slot stays busy, so its VQ (which waits for its
@@ -547,6 +557,15 @@ static void krc_dg_done_work(struct work_struct *work)
 			se.len = 0;
 			if (status != KRCORE_WC_SUCCESS)
 				krc_peer_count(tx->peer, KRC_PS_WR_ERRORS, 1);
+			/*
+			 * A bad rkey (or range, or access) is the process's
+			 * fault, as on RC: it counts toward its throttling,
+			 * so guessing keys costs the same on both paths.
+			 */
+			if (krc_wc_is_process_fault(status)) {
+				krc_event(KRC_EV_DG_PROC_FAULTS);
+				krc_proc_note_break(e.vq->proc);
+			}
 			krc_dp_complete(&se, status, 0);
 		} else if (status != KRCORE_WC_SUCCESS) {
 			s->dg_err = status;
@@ -1373,20 +1392,20 @@ static void krc_dg_on_req(struct krc_peer *peer, u32 src_qp,
 /*
  * Which known node sent this datagram? Its source (GID in the GRH, QPN)
  * must be the control QP of the card we hold for that GID, or of the card
- * the MetaServer holds (one READ, then cached). A source that does not
- * match a card we hold is looked up again at most once a second per
- * node, so datagrams from a QP of its own cost a process's sender no
- * MetaServer READ each. Returns the peer, ERR_PTR(-EHOSTUNREACH) when the
- * sender's card is unknown here and the MetaServer cannot be read (the
- * sender's RC handshake, started behind its datagrams, brings its card),
- * or ERR_PTR(-EPERM). Process context (ctrl.c).
+ * the MetaServer holds (one READ, then cached; source.c bounds what such
+ * READs cost). Returns the peer, ERR_PTR(-EHOSTUNREACH) when the sender's
+ * card is unknown here and the MetaServer cannot be read (the sender's RC
+ * handshake, started behind its datagrams, brings its card),
+ * ERR_PTR(-EAGAIN) when the check must wait (source.c's limits), or
+ * ERR_PTR(-EPERM). Nothing is kept of a sender that does not pass.
+ * Process context (ctrl.c).
  */
 static struct krc_peer *krc_dg_source(const u8 gid[16], u32 src_qp)
 {
 	struct krcore_card card;
 	struct krc_peer *peer;
 	u32 reads = 0;
-	bool known, ok;
+	bool ok;
 	int ret;
 
 	peer = krc_peer_get(gid, false);
@@ -1394,29 +1413,26 @@ static struct krc_peer *krc_dg_source(const u8 gid[16], u32 src_qp)
 		peer = NULL;
 	if (peer) {
 		spin_lock(&peer->lock);
-		known = peer->card_valid;
-		ok = known && peer->card.ud_qpn == src_qp;
+		ok = peer->card_valid && peer->card.ud_qpn == src_qp;
 		spin_unlock(&peer->lock);
 		if (ok)
 			return peer;
-		if (known && time_before(jiffies, peer->dg_verify_after)) {
-			krc_peer_put(peer);
-			return ERR_PTR(-EPERM);
-		}
-		peer->dg_verify_after = jiffies + HZ;
 	}
-	ret = krc_meta_lookup(gid, &card, &reads);
-	if (!ret && memcmp(card.gid, gid, 16))
+	ret = krc_src_lookup(peer, gid, &card, &reads);
+	if (!ret && card.ud_qpn != src_qp && !peer) {
+		/* A node's address, not its control QP: not a node. */
+		krc_src_miss(gid);
 		ret = -EPERM;
+	}
 	if (ret) {
 		krc_peer_put(peer);
-		return ERR_PTR(ret == -EHOSTUNREACH ? ret : -EPERM);
+		return ERR_PTR(ret == -EHOSTUNREACH || ret == -EAGAIN ? ret :
+			       -EPERM);
 	}
 	if (!peer) {
 		peer = krc_peer_get(gid, true);
 		if (IS_ERR(peer))
 			return ERR_PTR(-EPERM);
-		peer->dg_verify_after = jiffies + HZ;
 	}
 	/* The MetaServer's card is the node's, whoever sent this. */
 	krc_peer_set_card(peer, &card);
@@ -1465,6 +1481,8 @@ void krc_dg_recv(const u8 gid[16], u32 src_qp, const u8 *buf, size_t len)
 		return;
 	}
 	peer = krc_dg_source(gid, src_qp);
+	if (PTR_ERR_OR_ZERO(peer) == -EAGAIN)
+		return;		/* counted by source.c */
 	if (PTR_ERR_OR_ZERO(peer) == -EHOSTUNREACH) {
 		/* Not hostile: unknown until its handshake's card arrives. */
 		krc_event(KRC_EV_DG_RX_UNVERIFIED);
@@ -1500,8 +1518,18 @@ void krc_dg_peer_free(struct krc_peer *peer)
 
 	if (tx) {
 		/* Its works hold the peer: none runs or is queued now. */
-		wait_event_timeout(tx->wq, !atomic_read(&tx->tx_posted),
-				   msecs_to_jiffies(5000));
+		if (!wait_event_timeout(tx->wq, !atomic_read(&tx->tx_posted),
+					msecs_to_jiffies(5000))) {
+			/* Never free what a posted send still names. */
+			pr_err("krcore: a datagram stream's sends never completed: leaked\n");
+			tx = NULL;
+		} else {
+			/* The last completion has left its critical section. */
+			spin_lock_irq(&tx->wq.lock);
+			spin_unlock_irq(&tx->wq.lock);
+		}
+	}
+	if (tx) {
 		if (ibdev)
 			ib_dma_unmap_single(ibdev, tx->hdrs_dma,
 					    KRC_DG_W * KRC_DG_HDR_SIZE,
@@ -1516,6 +1544,12 @@ void krc_dg_peer_free(struct krc_peer *peer)
 	if (rx) {
 		for (i = 0; i < 250 && atomic_read(&rx->tx_posted); i++)
 			msleep(20);
+		if (atomic_read(&rx->tx_posted)) {
+			pr_err("krcore: a datagram responder's replies never completed: leaked\n");
+			return;
+		}
+	}
+	if (rx) {
 		for (i = 0; i < KRC_DG_W; i++)
 			kfree(rx->ent[i].msg);
 		kfree(rx->asm_buf);

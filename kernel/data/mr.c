@@ -10,8 +10,17 @@
  * registration holds it; deregistration, explicit or at the process's
  * last close, first waits until no request uses it, so the RNIC never
  * touches memory that was given back.
+ *
+ * A registration the kernel may write into itself (LOCAL_WRITE: the
+ * target of a datagram READ or atomic, dgram.c) also has its pages pinned
+ * by krcore, so that those results go where an RNIC would put them: into
+ * the registered pages, whatever the process maps there later, and
+ * without touching its address space (a mapping that blocks on a fault
+ * would otherwise block everyone's completions).
  */
 #include <linux/hashtable.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 
@@ -21,6 +30,12 @@ static DEFINE_HASHTABLE(krc_procs, 8);
 static DEFINE_MUTEX(krc_procs_lock);
 /* rkey -> registration with remote access, of every process (dgram.c). */
 static DEFINE_XARRAY(krc_rkeys);
+/*
+ * Deregistrations waiting for a registration's last request. One queue
+ * for all, never freed: the request that completes last may run after
+ * the registration and its process are gone, so it touches neither.
+ */
+static DECLARE_WAIT_QUEUE_HEAD(krc_mr_wq);
 
 /* The process of @mm, for one more of its VQs; ERR_PTR on error. */
 struct krc_proc *krc_proc_get(struct mm_struct *mm)
@@ -48,13 +63,80 @@ struct krc_proc *krc_proc_get(struct mm_struct *mm)
 		mutex_init(&proc->lock);
 		xa_init(&proc->mrs);
 		xa_init(&proc->rkeys);
-		init_waitqueue_head(&proc->wq);
 		atomic_set(&proc->nvqs, 1);
 		hash_add(krc_procs, &proc->hnode, (unsigned long)mm);
 		krc_obj_created(KRC_OBJ_PROC);
 	}
 	mutex_unlock(&krc_procs_lock);
 	return proc ? proc : ERR_PTR(-ENOMEM);
+}
+
+static void krc_mr_unpin(struct krc_mr *mr)
+{
+	if (!mr->pages)
+		return;
+	unpin_user_pages_dirty_lock(mr->pages, mr->npages, true);
+	kvfree(mr->pages);
+	mr->pages = NULL;
+}
+
+/* Pin the pages of @mr's range (the caller's memory, current->mm). */
+static int krc_mr_pin(struct krc_mr *mr)
+{
+	u64 end = mr->view.addr + mr->view.length;
+	unsigned long n, done = 0;
+	int ret;
+
+	mr->pg_start = mr->view.addr & PAGE_MASK;
+	n = (PAGE_ALIGN(end) - mr->pg_start) >> PAGE_SHIFT;
+	mr->pages = kvmalloc_array(n, sizeof(*mr->pages), GFP_KERNEL_ACCOUNT);
+	if (!mr->pages)
+		return -ENOMEM;
+	while (done < n) {
+		ret = pin_user_pages_fast(mr->pg_start + (done << PAGE_SHIFT),
+					  min_t(unsigned long, n - done, INT_MAX),
+					  FOLL_WRITE | FOLL_LONGTERM,
+					  mr->pages + done);
+		if (ret <= 0) {
+			if (done)
+				unpin_user_pages(mr->pages, done);
+			kvfree(mr->pages);
+			mr->pages = NULL;
+			return ret ? ret : -EFAULT;
+		}
+		done += ret;
+	}
+	mr->npages = n;
+	return 0;
+}
+
+/*
+ * Write @len bytes of @src at @addr of @mr (inside its range: the
+ * request check put it there) into its pinned pages. Process context
+ * (any address space). 0, or -EFAULT if @mr has no pinned pages or the
+ * range is not in it.
+ */
+int krc_mr_copy_in(struct krc_mr *mr, u64 addr, const void *src, u32 len)
+{
+	const struct krc_mr_view *v = &mr->view;
+	u64 off;
+
+	if (!mr->pages || addr < v->addr || len > v->length ||
+	    addr - v->addr > v->length - len)
+		return -EFAULT;
+	off = addr - mr->pg_start;
+	while (len) {
+		unsigned int po = off & ~PAGE_MASK;
+		unsigned int n = min_t(u32, len, PAGE_SIZE - po);
+		void *p = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
+
+		memcpy(p + po, src, n);
+		kunmap_local(p);
+		src += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
 }
 
 /*
@@ -76,13 +158,13 @@ static void krc_mr_fail_users(struct krc_mr *mr)
  */
 static void krc_mr_destroy(struct krc_proc *proc, struct krc_mr *mr)
 {
-	if (!wait_event_timeout(proc->wq, !atomic_read(&mr->inflight),
+	if (!wait_event_timeout(krc_mr_wq, !atomic_read(&mr->inflight),
 				msecs_to_jiffies(krc_param_mr_drain_ms))) {
 		pr_warn("krcore: registration %x still in use after %u ms: failing its connections\n",
 			mr->ibmr->lkey, krc_param_mr_drain_ms);
 		krc_event(KRC_EV_MR_DRAIN_FORCED);
 		krc_mr_fail_users(mr);
-		if (!wait_event_timeout(proc->wq, !atomic_read(&mr->inflight),
+		if (!wait_event_timeout(krc_mr_wq, !atomic_read(&mr->inflight),
 					msecs_to_jiffies(krc_param_connect_timeout_ms +
 							 2 * krc_param_wr_timeout_ms +
 							 10000))) {
@@ -92,6 +174,7 @@ static void krc_mr_destroy(struct krc_proc *proc, struct krc_mr *mr)
 		}
 	}
 	ib_dereg_mr(mr->ibmr);
+	krc_mr_unpin(mr);
 	/* A request check may still be looking at it (under RCU). */
 	kfree_rcu(mr, rcu);
 	krc_obj_destroyed(KRC_OBJ_USER_MR);
@@ -183,6 +266,14 @@ int krc_mr_reg(struct krc_proc *proc, struct krcore_reg_mr *req)
 		kfree(mr);
 		return ret;
 	}
+	if (mr->view.access & KRCORE_ACCESS_LOCAL_WRITE) {
+		ret = krc_mr_pin(mr);
+		if (ret) {
+			ib_dereg_mr(mr->ibmr);
+			kfree(mr);
+			return ret;
+		}
+	}
 	mutex_lock(&proc->lock);
 	ret = xa_insert(&proc->mrs, mr->ibmr->lkey, mr, GFP_KERNEL);
 	if (!ret && (req->access & ~KRCORE_ACCESS_LOCAL_WRITE)) {
@@ -199,6 +290,7 @@ int krc_mr_reg(struct krc_proc *proc, struct krcore_reg_mr *req)
 	mutex_unlock(&proc->lock);
 	if (ret) {
 		ib_dereg_mr(mr->ibmr);
+		krc_mr_unpin(mr);
 		kfree(mr);
 		return ret;
 	}
@@ -254,11 +346,15 @@ bool krc_mr_hold(struct krc_mr *mr)
 	return false;
 }
 
-/* A request that used @mr completed (any context). */
+/*
+ * A request that used @mr completed (any context). Nothing of @mr is
+ * touched after the count: its deregistration may free it the moment it
+ * sees zero. The waiter re-checks the count, so waking all is enough.
+ */
 void krc_mr_put_inflight(struct krc_mr *mr)
 {
-	if (atomic_dec_and_test(&mr->inflight) && READ_ONCE(mr->dying))
-		wake_up_all(&mr->proc->wq);
+	if (atomic_dec_and_test(&mr->inflight) && wq_has_sleeper(&krc_mr_wq))
+		wake_up_all(&krc_mr_wq);
 }
 
 /*

@@ -33,6 +33,7 @@
 #include "card.h"
 #include "dgram.h"
 #include "proto.h"
+#include "ud.h"
 
 #define BUF	256
 
@@ -171,11 +172,7 @@ static size_t make_dg(uint8_t *buf, unsigned int i, uint32_t rkey,
 
 int main(int argc, char **argv)
 {
-	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
-	struct ibv_qp_init_attr init = {};
-	struct ibv_qp_attr attr = {};
-	struct ibv_ah_attr ah_attr = {};
+	struct ibv_context *ctx;
 	unsigned int seed = 42, i, count, sent = 0;
 	struct ibv_wc wc;
 	struct ibv_pd *pd;
@@ -213,10 +210,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	count = (unsigned int)atoi(argv[6]);
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && (int)i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
-			ctx = ibv_open_device(list[i]);
+	ctx = ud_open(argv[1]);
 	if (!ctx) {
 		fprintf(stderr, "ud_garbage: no device %s\n", argv[1]);
 		return 1;
@@ -227,35 +221,10 @@ int main(int argc, char **argv)
 	mr = pd && buf ? ibv_reg_mr(pd, buf, BUF, IBV_ACCESS_LOCAL_WRITE) : NULL;
 	if (!cq || !mr)
 		return 1;
-	init.send_cq = cq;
-	init.recv_cq = cq;
-	init.qp_type = IBV_QPT_UD;
-	init.cap.max_send_wr = 16;
-	init.cap.max_recv_wr = 1;
-	init.cap.max_send_sge = 1;
-	init.cap.max_recv_sge = 1;
-	qp = ibv_create_qp(pd, &init);
+	qp = ud_qp(pd, cq, 16, 1, 0x11111111);
 	if (!qp)
 		return 1;
-	attr.qp_state = IBV_QPS_INIT;
-	attr.port_num = 1;
-	attr.qkey = 0x11111111;
-	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_QKEY))
-		return 1;
-	attr.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE))
-		return 1;
-	attr.qp_state = IBV_QPS_RTS;
-	attr.sq_psn = 0;
-	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN))
-		return 1;
-	ah_attr.is_global = 1;
-	memcpy(ah_attr.grh.dgid.raw, gid, 16);
-	ah_attr.grh.sgid_index = (uint8_t)gid_index;
-	ah_attr.grh.hop_limit = 64;
-	ah_attr.port_num = 1;
-	ah = ibv_create_ah(pd, &ah_attr);
+	ah = ud_ah(pd, 1, (uint8_t)gid_index, gid);
 	if (!ah) {
 		perror("ud_garbage: ibv_create_ah");
 		return 1;
