@@ -363,7 +363,11 @@ $(BUILD)/tests/abi_old%: tests/progs/abi/abi_old.c tests/progs/abi/krcore_abi%.h
 	$(CC) $(ALL_CFLAGS) -DKRC_OLD_ABI=$* -o $@ $<
 
 # Programs the cluster tests run inside the nodes.
-$(BUILD)/tests/ud_garbage: tests/progs/ud_garbage.c $(BUILD)/lib/libkrcore.a
+$(BUILD)/tests/ud_garbage: tests/progs/ud_garbage.c tests/progs/ud.h $(BUILD)/lib/libkrcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -libverbs
+
+$(BUILD)/tests/src_flood: tests/progs/src_flood.c tests/progs/ud.h $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -libverbs
 

@@ -16,6 +16,12 @@
  * direction (the kind), so nothing can be replayed into another
  * connection or reflected back. Without the key no one can register,
  * update or remove a card, whatever port or address it comes from.
+ *
+ * Every control message between nodes (handshake, goodbye, close) carries
+ * the first KRC_CTRL_MAC_LEN bytes of HMAC(key, CTRL || zero nonces ||
+ * message) too: a message from anyone but a node's kernel is dropped
+ * before it costs anything, and a card a REQ brings is a card a kernel of
+ * the cluster vouches for, even while the MetaServer is out of reach.
  */
 #ifndef KRC_COMMON_AUTH_H
 #define KRC_COMMON_AUTH_H
@@ -25,6 +31,7 @@
 #define KRC_KEY_LEN		32
 #define KRC_NONCE_LEN		16
 #define KRC_MAC_LEN		32
+#define KRC_CTRL_MAC_LEN	8	/* of a control message: 64 bits */
 /* The key file: 64 hex digits, then at most this much white space. */
 #define KRC_KEY_FILE_MAX	128
 
@@ -33,6 +40,7 @@ enum krc_mac_kind {
 	KRC_MAC_DESC	= 1,	/* host -> member: the table descriptor */
 	KRC_MAC_MEMBER	= 2,	/* member -> host: REGISTER, DEREGISTER */
 	KRC_MAC_HOST	= 3,	/* host -> member: META_REPLY */
+	KRC_MAC_CTRL	= 4,	/* node -> node: a control message (no nonces) */
 };
 
 /* The two nonces of one MetaServer connection. */

@@ -27,7 +27,8 @@
 #define MSG_PROBE_ADDR	104
 #define MSG_PROBE_LEN	112
 #define MSG_SLOT	116
-#define MSG_RESERVED	120
+#define MSG_RESERVED	120	/* META_*: zero */
+#define MSG_CTRL_MAC	120	/* the others: their control MAC */
 #define MSG_MAC		80	/* META_*: instead of 80..111 */
 
 /* rdma_cm private data offsets (hello and table descriptor). */
@@ -71,6 +72,7 @@ void krc_msg_encode(const struct krc_msg *m, u8 buf[KRC_MSG_SIZE])
 		memcpy(buf + MSG_MAC, m->mac, KRC_MAC_LEN);
 		return;
 	}
+	memcpy(buf + MSG_CTRL_MAC, m->ctrl_mac, KRC_CTRL_MAC_LEN);
 	krc_put_le64(buf + MSG_DST_INC, m->dst_incarnation);
 	krc_put_le32(buf + MSG_QPN, m->qpn);
 	krc_put_le32(buf + MSG_PSN, m->psn);
@@ -156,7 +158,7 @@ static int msg_decode(const u8 *buf, size_t len, struct krc_msg *m)
 		return -EPROTO;
 	if (!msg_type_known(buf[MSG_TYPE]))
 		return -EBADMSG;
-	if (krc_get_le64(buf + MSG_RESERVED))
+	if (krc_msg_is_meta(buf[MSG_TYPE]) && krc_get_le64(buf + MSG_RESERVED))
 		return -EBADMSG;
 	err = krc_card_decode(buf + MSG_CARD, &m->card);
 	if (err)
@@ -171,6 +173,7 @@ static int msg_decode(const u8 *buf, size_t len, struct krc_msg *m)
 		memcpy(m->mac, buf + MSG_MAC, KRC_MAC_LEN);
 		return msg_check(m);
 	}
+	memcpy(m->ctrl_mac, buf + MSG_CTRL_MAC, KRC_CTRL_MAC_LEN);
 	m->dst_incarnation = krc_get_le64(buf + MSG_DST_INC);
 	m->qpn = krc_get_le32(buf + MSG_QPN);
 	m->psn = krc_get_le32(buf + MSG_PSN);
@@ -221,6 +224,34 @@ bool krc_msg_check_mac(const struct krc_msg *m, const u8 key[KRC_KEY_LEN],
 		return false;
 	msg_mac(m, key, n, kind, mac);
 	return krc_auth_equal(mac, m->mac, KRC_MAC_LEN);
+}
+
+static void msg_ctrl_mac(const struct krc_msg *m, const u8 key[KRC_KEY_LEN],
+			 u8 out[KRC_CTRL_MAC_LEN])
+{
+	static const struct krc_nonces none;
+	struct krc_msg tmp = *m;
+	u8 buf[KRC_MSG_SIZE], mac[KRC_MAC_LEN];
+
+	memset(tmp.ctrl_mac, 0, sizeof(tmp.ctrl_mac));
+	krc_msg_encode(&tmp, buf);
+	krc_auth_mac(key, KRC_MAC_CTRL, &none, buf, sizeof(buf), mac);
+	memcpy(out, mac, KRC_CTRL_MAC_LEN);
+}
+
+void krc_msg_ctrl_sign(struct krc_msg *m, const u8 key[KRC_KEY_LEN])
+{
+	msg_ctrl_mac(m, key, m->ctrl_mac);
+}
+
+bool krc_msg_ctrl_check(const struct krc_msg *m, const u8 key[KRC_KEY_LEN])
+{
+	u8 mac[KRC_CTRL_MAC_LEN];
+
+	if (krc_msg_is_meta(m->type))
+		return false;
+	msg_ctrl_mac(m, key, mac);
+	return krc_auth_equal(mac, m->ctrl_mac, KRC_CTRL_MAC_LEN);
 }
 
 const char *krc_msg_type_name(unsigned int type)
@@ -397,7 +428,7 @@ int krc_mt_desc_decode(const u8 *buf, size_t len, struct krc_mt_desc *d)
 void krc_data_hdr_encode(const struct krc_data_hdr *h, u8 buf[KRC_DATA_HDR_SIZE])
 {
 	krc_put_le16(buf, KRC_DATA_MAGIC);
-	buf[2] = KRC_MSG_VERSION;
+	buf[2] = KRC_DATA_VERSION;
 	buf[3] = h->flags;
 	krc_put_le16(buf + 4, h->dst_port);
 	krc_put_le16(buf + 6, h->src_port);
@@ -410,7 +441,7 @@ int krc_data_hdr_decode(const u8 *buf, size_t len, struct krc_data_hdr *h)
 	memset(h, 0, sizeof(*h));
 	if (len < KRC_DATA_HDR_SIZE || krc_get_le16(buf) != KRC_DATA_MAGIC)
 		return -EBADMSG;
-	if (buf[2] != KRC_MSG_VERSION)
+	if (buf[2] != KRC_DATA_VERSION)
 		return -EPROTO;
 	if (buf[3] & ~KRCORE_MSG_F_IMM || krc_get_le32(buf + 12))
 		return -EBADMSG;

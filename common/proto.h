@@ -17,7 +17,8 @@
  *   100 u32 probe_rkey  104 u64 probe_addr  112 u32 probe_len
  *                     the sender's node page, readable over the connection
  *   116 u32 slot      META_REPLY: the table slot of the registered card
- *   120 u64 reserved (zero)
+ *   120 u8 mac[8]     the control MAC (common/auth.h: KRC_MAC_CTRL) of
+ *                     every type but META_*, whose bytes 120..127 are zero
  * META_REGISTER, META_DEREGISTER and META_REPLY use none of the fields at
  * 80..115: bytes 80..111 carry their MAC (common/auth.h), 112..115 are
  * zero.
@@ -43,7 +44,9 @@
 #include "../include/uapi/krcore.h"
 
 #define KRC_MSG_MAGIC		0x3143524bU	/* "KRC1" */
-#define KRC_MSG_VERSION		1
+#define KRC_MSG_VERSION		2	/* 1: no control MAC */
+/* The two-sided data header's version (its own). */
+#define KRC_DATA_VERSION	1
 #define KRC_MSG_SIZE		128
 
 enum krc_msg_type {
@@ -80,6 +83,7 @@ struct krc_msg {
 	u32 probe_len;
 	u32 slot;
 	u8 mac[KRC_MAC_LEN];		/* META_*: see above */
+	u8 ctrl_mac[KRC_CTRL_MAC_LEN];	/* the others: see above */
 };
 
 /* Encode @m into buf[KRC_MSG_SIZE]. */
@@ -108,6 +112,13 @@ void krc_msg_sign(struct krc_msg *m, const u8 key[KRC_KEY_LEN],
 /* Does m->mac vouch for @m, of @kind, on the connection of @n? */
 bool krc_msg_check_mac(const struct krc_msg *m, const u8 key[KRC_KEY_LEN],
 		       const struct krc_nonces *n, enum krc_mac_kind kind);
+
+/*
+ * The control MAC of @m (any type but META_*) under the cluster @key:
+ * sign sets m->ctrl_mac, check compares it (false for META_* types).
+ */
+void krc_msg_ctrl_sign(struct krc_msg *m, const u8 key[KRC_KEY_LEN]);
+bool krc_msg_ctrl_check(const struct krc_msg *m, const u8 key[KRC_KEY_LEN]);
 
 /* Name of a message type for logs ("?" if unknown). */
 const char *krc_msg_type_name(unsigned int type);

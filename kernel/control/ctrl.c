@@ -5,7 +5,8 @@
  *
  * Receive buffers are posted at start and re-posted after each message;
  * messages are decoded and checked before the handshake sees them, so a
- * malformed or foreign datagram is counted and dropped. Receives complete
+ * malformed or foreign datagram, or one without the cluster key's MAC
+ * (common/auth.h), is counted and dropped; every message sent is signed. Receives complete
  * in softirq context: the answer to a handshake under way wakes its
  * waiter there and then; every other message (and every datagram of the
  * transport) is handed to rx_work, which takes them in order, one at a
@@ -122,6 +123,14 @@ static void krc_ctrl_repost(struct krc_ctrl *ctrl, struct krc_msgbuf *b)
 		pr_warn_ratelimited("krcore: cannot re-post a control receive\n");
 }
 
+/* Does @msg carry the control MAC of the cluster key? Any context. */
+static bool krc_ctrl_authentic(const struct krc_msg *msg)
+{
+	const u8 *key = krc_key();
+
+	return key && krc_msg_ctrl_check(msg, key);
+}
+
 /*
  * Decode and check a control message (not a datagram of the transport)
  * in @b into rxd->msg; 0 when it may be handed on.
@@ -152,6 +161,16 @@ static int krc_ctrl_check(struct krc_msgbuf *b, struct krc_ctrl_rxd *rxd)
 		krc_event(KRC_EV_CTRL_RX_SPOOFED);
 		pr_warn_ratelimited("krcore: control message from a QP that is not the one of its card, dropped\n");
 		return -EPERM;
+	}
+	/*
+	 * And it must come from a kernel that holds the cluster key
+	 * (common/auth.h): nothing else costs us a lookup or a state
+	 * change. A node without a key takes nothing from the network.
+	 */
+	if (!krc_ctrl_authentic(msg)) {
+		krc_event(KRC_EV_CTRL_RX_BAD_MAC);
+		pr_warn_ratelimited("krcore: control message without the cluster key's MAC, dropped\n");
+		return -EACCES;
 	}
 	return krc_ctrl_fault_drop(msg) ? -EAGAIN : 0;
 }
@@ -266,6 +285,8 @@ static void krc_ctrl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 int krc_ctrl_send(struct krc_peer *peer, const struct krc_msg *msg)
 {
 	struct krc_ctrl *ctrl = krc_node.ctrl;
+	const u8 *key = krc_key();
+	struct krc_msg signed_msg;
 	struct krc_msgbuf *b;
 	struct ib_sge sge;
 	struct ib_ud_wr wr = {};
@@ -294,7 +315,11 @@ int krc_ctrl_send(struct krc_peer *peer, const struct krc_msg *msg)
 		return -ENOBUFS;
 	}
 
-	krc_msg_encode(msg, b->buf);
+	/* Signed with the cluster key (without one, no node takes it). */
+	signed_msg = *msg;
+	if (key)
+		krc_msg_ctrl_sign(&signed_msg, key);
+	krc_msg_encode(&signed_msg, b->buf);
 	ib_dma_sync_single_for_device(ctrl->ibdev, b->dma, b->len, b->dir);
 	b->priv = ah;
 	sge.addr = b->dma;

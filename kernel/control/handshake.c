@@ -296,7 +296,8 @@ static bool krc_hs_card_known(struct krc_peer *peer,
  * process of that node speaks for it from a QP of its own) or a node we
  * do not know: only if the MetaServer holds that very card (one READ,
  * within source.c's limits). Without a reachable MetaServer a first card
- * is taken as it is (docs/trust-model.md).
+ * is taken as it is: the REQ carried the cluster key's MAC (ctrl.c), so
+ * a kernel of the cluster vouches for it (docs/trust-model.md).
  */
 static bool krc_hs_card_verified(struct krc_peer *peer,
 				 const struct krcore_card *card, u64 *read_ns)
@@ -325,7 +326,7 @@ static bool krc_hs_card_verified(struct krc_peer *peer,
 			krc_src_miss(card->gid);	/* not that node's QP */
 		return false;
 	}
-	return !valid && ret == -EHOSTUNREACH;
+	return !valid && ret == -EHOSTUNREACH && krc_key();
 }
 
 /* A HALF_OPEN connection that never got its RTU is given up. */

@@ -108,6 +108,7 @@ static const char * const krc_event_names[KRC_NR_EV] = {
 	[KRC_EV_CONN_ASYNC_ERRORS] = "conn_async_errors",
 	[KRC_EV_CONN_FOUND_DEAD] = "conn_found_dead",
 	[KRC_EV_CTRL_RX_SPOOFED] = "ctrl_rx_spoofed",
+	[KRC_EV_CTRL_RX_BAD_MAC] = "ctrl_rx_bad_mac",
 	[KRC_EV_HS_UNVERIFIED] = "hs_unverified",
 	[KRC_EV_HS_REFUSED_CAP] = "hs_refused_cap",
 	[KRC_EV_PEERS_CAPPED] = "peers_capped",

@@ -1404,8 +1404,8 @@ static struct krc_peer *krc_dg_source(const u8 gid[16], u32 src_qp)
 {
 	struct krcore_card card;
 	struct krc_peer *peer;
+	bool ok, known = false;
 	u32 reads = 0;
-	bool ok;
 	int ret;
 
 	peer = krc_peer_get(gid, false);
@@ -1413,12 +1413,16 @@ static struct krc_peer *krc_dg_source(const u8 gid[16], u32 src_qp)
 		peer = NULL;
 	if (peer) {
 		spin_lock(&peer->lock);
-		ok = peer->card_valid && peer->card.ud_qpn == src_qp;
+		known = peer->card_valid;
+		ok = known && peer->card.ud_qpn == src_qp;
 		spin_unlock(&peer->lock);
 		if (ok)
 			return peer;
 	}
 	ret = krc_src_lookup(peer, gid, &card, &reads);
+	/* Not the QP of the card we hold, and checked lately: spoofed. */
+	if (ret == -EAGAIN && known)
+		ret = -EPERM;
 	if (!ret && card.ud_qpn != src_qp && !peer) {
 		/* A node's address, not its control QP: not a node. */
 		krc_src_miss(gid);

@@ -7,9 +7,11 @@
  * bytes, which its decoder ignores) and decode again to the same values.
  * And the MACs of common/auth.h under a fixed key and nonces (those the
  * signed seeds of corpus/fuzz_msg were made with): a META_* message is
- * vouched for by exactly the MAC krc_msg_sign gives it, any 96 bytes are
- * a good descriptor MAC exactly when bytes 64..95 are the HMAC of kind
- * KRC_MAC_DESC over bytes 0..63.
+ * vouched for by exactly the MAC krc_msg_sign gives it, any other by
+ * exactly the control MAC krc_msg_ctrl_sign gives it (bytes 120..127,
+ * zero in a META_* message), any 96 bytes are a good descriptor MAC
+ * exactly when bytes 64..95 are the HMAC of kind KRC_MAC_DESC over bytes
+ * 0..63.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -62,7 +64,8 @@ static bool msg_equal(const struct krc_msg *a, const struct krc_msg *b)
 	       a->peer_qpn == b->peer_qpn && a->probe_rkey == b->probe_rkey &&
 	       a->probe_addr == b->probe_addr &&
 	       a->probe_len == b->probe_len && a->slot == b->slot &&
-	       !memcmp(a->mac, b->mac, sizeof(a->mac));
+	       !memcmp(a->mac, b->mac, sizeof(a->mac)) &&
+	       !memcmp(a->ctrl_mac, b->ctrl_mac, sizeof(a->ctrl_mac));
 }
 
 /* Card bytes krc_card_decode() ignores: reserved0 and reserved1. */
@@ -114,6 +117,68 @@ static void fuzz_msg_mac(const struct krc_msg *m, const uint8_t *data,
 	}
 }
 
+/*
+ * @m decoded from @data: the control MAC vouches for a message of any
+ * type but META_* exactly when bytes 120..127 of the input are the MAC
+ * krc_msg_ctrl_sign computes for it, which is the first 8 bytes of the
+ * HMAC of kind KRC_MAC_CTRL, zero nonces, over its wire form (@out,
+ * re-encoded) with bytes 120..127 zero. A META_* message has none: its
+ * bytes 120..127 are zero and nothing checks.
+ */
+static void fuzz_msg_ctrl_mac(const struct krc_msg *m, const uint8_t *data,
+			      const u8 out[KRC_MSG_SIZE])
+{
+	static const struct krc_nonces zero_nonces;
+	u8 key[KRC_KEY_LEN], body[KRC_MSG_SIZE], mac[KRC_MAC_LEN];
+	u8 signed_form[KRC_MSG_SIZE];
+	struct krc_msg s;
+	bool ok;
+
+	fuzz_key(key);
+	ok = krc_msg_ctrl_check(m, key);
+	s = *m;
+	krc_msg_ctrl_sign(&s, key);
+	krc_msg_encode(&s, signed_form);
+	if (krc_msg_is_meta(m->type)) {
+		check(!ok && !krc_get_le64(data + 120));
+		check(!krc_msg_ctrl_check(&s, key));
+		/* its wire form has no control MAC to sign */
+		check(!memcmp(signed_form, out, sizeof(signed_form)));
+		return;
+	}
+	check(!memcmp(m->ctrl_mac, data + 120, KRC_CTRL_MAC_LEN));
+	check(ok == !memcmp(s.ctrl_mac, data + 120, KRC_CTRL_MAC_LEN));
+	memcpy(body, out, sizeof(body));
+	memset(body + 120, 0, KRC_CTRL_MAC_LEN);
+	krc_auth_mac(key, KRC_MAC_CTRL, &zero_nonces, body, sizeof(body), mac);
+	check(!memcmp(mac, s.ctrl_mac, KRC_CTRL_MAC_LEN));
+	check(krc_msg_ctrl_check(&s, key));
+	/* signing touches nothing but the MAC, on the wire too */
+	check(!memcmp(signed_form, out, 120));
+	check(!memcmp(signed_form + 120, mac, KRC_CTRL_MAC_LEN));
+	memcpy(s.ctrl_mac, m->ctrl_mac, KRC_CTRL_MAC_LEN);
+	check(msg_equal(&s, m));
+}
+
+/*
+ * A control MAC is not the decoder's business: for any type byte but
+ * META_*'s, what bytes 120..127 hold does not change the verdict on the
+ * rest (the MAC is checked after decoding, by krc_msg_ctrl_check).
+ */
+static void fuzz_msg_ctrl_bytes(const uint8_t *data, size_t size, int rc)
+{
+	u8 buf[KRC_MSG_SIZE];
+	struct krc_msg m;
+
+	if (size < KRC_MSG_SIZE || krc_msg_is_meta(data[5]))
+		return;
+	memcpy(buf, data, sizeof(buf));
+	memset(buf + 120, 0, KRC_CTRL_MAC_LEN);
+	check(krc_msg_decode(buf, sizeof(buf), &m) == rc);
+	memset(buf + 120, 0xff, KRC_CTRL_MAC_LEN);
+	check(krc_msg_decode(buf, sizeof(buf), &m) == rc);
+}
+
 static void fuzz_msg(const uint8_t *data, size_t size)
 {
 	struct krc_msg m, m2, zero;
@@ -122,6 +187,7 @@ static void fuzz_msg(const uint8_t *data, size_t size)
 
 	memset(&zero, 0, sizeof(zero));
 	rc = krc_msg_decode(data, size, &m);
+	fuzz_msg_ctrl_bytes(data, size, rc);
 	if (rc) {
 		check(is_decode_err(rc) && msg_equal(&m, &zero));
 		return;
@@ -135,15 +201,23 @@ static void fuzz_msg(const uint8_t *data, size_t size)
 	check(krc_msg_decode(out, sizeof(out), &m2) == 0);
 	check(msg_equal(&m, &m2));
 	if (krc_msg_is_meta(m.type)) {
-		/* bytes 80..111 are the MAC, 112..115 zero; nothing else */
+		/*
+		 * bytes 80..111 are the MAC, 112..115 and 120..127 zero;
+		 * nothing else
+		 */
 		check(!memcmp(m.mac, data + 80, KRC_MAC_LEN));
 		check(!krc_get_le32(data + 112));
+		check(!krc_get_le64(data + 120));
 		check(!m.dst_incarnation && !m.qpn && !m.psn && !m.peer_qpn &&
 		      !m.probe_rkey && !m.probe_addr && !m.probe_len);
+		check(!memcmp(m.ctrl_mac, zero.ctrl_mac, KRC_CTRL_MAC_LEN));
 	} else {
+		/* bytes 120..127 are the control MAC, whatever they hold */
 		check(!memcmp(m.mac, zero.mac, KRC_MAC_LEN));
+		check(!memcmp(m.ctrl_mac, data + 120, KRC_CTRL_MAC_LEN));
 	}
 	fuzz_msg_mac(&m, data, out);
+	fuzz_msg_ctrl_mac(&m, data, out);
 }
 
 static void fuzz_hello(const uint8_t *data, size_t size)
@@ -230,7 +304,7 @@ static int data_hdr_rule(const uint8_t *data, size_t size)
 {
 	if (size < KRC_DATA_HDR_SIZE || krc_get_le16(data) != KRC_DATA_MAGIC)
 		return -EBADMSG;
-	if (data[2] != KRC_MSG_VERSION)
+	if (data[2] != KRC_DATA_VERSION)
 		return -EPROTO;
 	if ((data[3] & ~KRCORE_MSG_F_IMM) || krc_get_le32(data + 12))
 		return -EBADMSG;

@@ -245,17 +245,25 @@ static void test_auth_mac_vectors(void **state)
 		"7554d822eb3e4f036c0ce967cc8c707cebe9824a06c19c78bfee95ef9e42d0b8",
 		[KRC_MAC_HOST] =
 		"44572185623f08b0b98e9360bda664884bc189ac98cff1d2ef949bd79c3a3d95",
+		[KRC_MAC_CTRL] =
+		"90052d540a3012a99d3456652c75f5275973e8f24c62dcebcc6f086b0e28b90a",
 	};
+	static const struct krc_nonces zero;
 	struct krc_nonces n = test_nonces();
 	u8 key[KRC_KEY_LEN], mac[KRC_MAC_LEN];
 	int kind;
 
 	test_key(key);
-	for (kind = KRC_MAC_DESC; kind <= KRC_MAC_HOST; kind++) {
+	for (kind = KRC_MAC_DESC; kind <= KRC_MAC_CTRL; kind++) {
 		krc_auth_mac(key, kind, &n, (const u8 *)body, strlen(body),
 			     mac);
 		assert_bytes(mac, want[kind], sizeof(mac));
 	}
+	/* the control MAC's nonces are all zero */
+	krc_auth_mac(key, KRC_MAC_CTRL, &zero, (const u8 *)body, strlen(body),
+		     mac);
+	assert_bytes(mac, "32fb0fd17fdc06db3f9803624df83bede830ef68532b7962b7b668c3003ae491",
+		     sizeof(mac));
 }
 
 /* krc_auth_equal */
@@ -494,7 +502,8 @@ static bool msg_equal(const struct krc_msg *a, const struct krc_msg *b)
 	       a->peer_qpn == b->peer_qpn && a->probe_rkey == b->probe_rkey &&
 	       a->probe_addr == b->probe_addr &&
 	       a->probe_len == b->probe_len && a->slot == b->slot &&
-	       !memcmp(a->mac, b->mac, sizeof(a->mac));
+	       !memcmp(a->mac, b->mac, sizeof(a->mac)) &&
+	       !memcmp(a->ctrl_mac, b->ctrl_mac, sizeof(a->ctrl_mac));
 }
 
 /* Does any kind of MAC on this connection vouch for @m? */
@@ -508,8 +517,8 @@ static bool any_kind_checks(const struct krc_msg *m, const u8 *key,
 
 /*
  * The MAC of a REGISTER and of a REPLY: HMAC over the 128-byte wire form
- * of proto.h with bytes 80..111 zero, computed from the layout, not from
- * krc_msg_encode.
+ * of proto.h (version 2) with bytes 80..111 zero, computed from the
+ * layout, not from krc_msg_encode.
  */
 static void test_msg_mac_vectors(void **state)
 {
@@ -521,13 +530,18 @@ static void test_msg_mac_vectors(void **state)
 	m = sample_meta(KRC_MSG_META_REGISTER);
 	memset(m.mac, 0xee, sizeof(m.mac));	/* not part of what is signed */
 	krc_msg_sign(&m, key, &n, KRC_MAC_MEMBER);
-	assert_bytes(m.mac, "ebc493f433c00d0110e2d94ba19b83cbf009f79ec0bd9957146c1d2a7f49f263",
+	assert_bytes(m.mac, "a97dc0f00146e1259f3dc56332f43cf56f2b054fe9770db3ae32f7ef8d39279d",
 		     sizeof(m.mac));
 	krc_msg_encode(&m, buf);
 	assert_memory_equal(buf + 80, m.mac, KRC_MAC_LEN);
 	m = sample_meta(KRC_MSG_META_REPLY);
 	krc_msg_sign(&m, key, &n, KRC_MAC_HOST);
-	assert_bytes(m.mac, "61f5fedb68e5e17bfe00cbc9884fb31d8e93db42e456b198ea7395504a955391",
+	assert_bytes(m.mac, "5dfbc710607c5336f2b0e1478451dc6105bfda15ffdc9eca6aa71e2a1862a639",
+		     sizeof(m.mac));
+	/* a META_* message's control MAC field is not part of it */
+	memset(m.ctrl_mac, 0xee, sizeof(m.ctrl_mac));
+	krc_msg_sign(&m, key, &n, KRC_MAC_HOST);
+	assert_bytes(m.mac, "5dfbc710607c5336f2b0e1478451dc6105bfda15ffdc9eca6aa71e2a1862a639",
 		     sizeof(m.mac));
 }
 
@@ -669,7 +683,11 @@ static void test_msg_roundtrip_mac(void **state)
 		assert_int_equal(krc_msg_decode(buf, sizeof(buf), &d), 0);
 		assert_true(msg_equal(&m, &d));
 		assert_true(krc_msg_check_mac(&d, key, &n, kind_of(m.type)));
-		/* the fields 80..115 hold for other types are not sent */
+		/*
+		 * The fields 80..115 hold for other types are not sent, nor
+		 * is their control MAC (bytes 120..127 stay zero).
+		 */
+		memset(m.ctrl_mac, 0xa5, sizeof(m.ctrl_mac));
 		m.dst_incarnation = 1;
 		m.qpn = 2;
 		m.psn = 3;
@@ -679,9 +697,12 @@ static void test_msg_roundtrip_mac(void **state)
 		m.probe_len = 7;
 		krc_msg_encode(&m, buf);
 		assert_memory_equal(buf + 80, m.mac, KRC_MAC_LEN);
+		assert_int_equal(krc_get_le64(buf + 120), 0);
 		assert_int_equal(krc_msg_decode(buf, sizeof(buf), &d), 0);
 		assert_int_equal(d.dst_incarnation + d.qpn + d.psn + d.peer_qpn +
 				 d.probe_rkey + d.probe_addr + d.probe_len, 0);
+		for (i = 0; i < KRC_CTRL_MAC_LEN; i++)
+			assert_int_equal(d.ctrl_mac[i], 0);
 		assert_true(krc_msg_check_mac(&d, key, &n, kind_of(m.type)));
 	}
 }
@@ -710,6 +731,291 @@ static void test_msg_not_meta(void **state)
 			krc_msg_sign(&m, key, &n, kind);
 			assert_false(any_kind_checks(&m, key, &n));
 		}
+	}
+}
+
+/* The control MAC of the messages between nodes (KRC_MAC_CTRL). */
+
+static const u8 ctrl_types[] = {
+	KRC_MSG_CONNECT_REQ, KRC_MSG_CONNECT_REP, KRC_MSG_CONNECT_NAK,
+	KRC_MSG_RTU, KRC_MSG_RTU_ACK, KRC_MSG_GOODBYE,
+	KRC_MSG_CLOSE_REQ, KRC_MSG_CLOSE_REP,
+};
+
+/* A control message of @type with the fields a real sender would fill. */
+static struct krc_msg sample_ctrl(u8 type)
+{
+	struct krc_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = type;
+	m.req_id = 0x1122334455667788ULL;
+	m.card = sample_card();
+	switch (type) {
+	case KRC_MSG_CONNECT_REQ:
+		m.dst_incarnation = 0x0badc0ffee0ddf00ULL;
+		m.qpn = 0x1a;
+		m.psn = 0xabcdef;
+		m.probe_rkey = 0x1234;
+		m.probe_addr = 0xffff888012345000ULL;
+		m.probe_len = 4096;
+		break;
+	case KRC_MSG_CONNECT_REP:
+		m.qpn = 0x2b;
+		m.psn = 0x000001;
+		m.peer_qpn = 0x1a;
+		m.probe_rkey = 0x5678;
+		m.probe_addr = 0xffff888076543000ULL;
+		m.probe_len = 4096;
+		break;
+	case KRC_MSG_CONNECT_NAK:
+		m.status = ENOSPC;
+		m.qpn = 0x1a;
+		break;
+	case KRC_MSG_RTU:
+	case KRC_MSG_CLOSE_REQ:
+		m.qpn = 0x1a;
+		m.peer_qpn = 0x2b;
+		break;
+	case KRC_MSG_RTU_ACK:
+		m.qpn = 0x2b;
+		m.peer_qpn = 0x1a;
+		break;
+	case KRC_MSG_CLOSE_REP:
+		m.status = EBUSY;
+		m.qpn = 0x2b;
+		m.peer_qpn = 0x1a;
+		break;
+	default:	/* GOODBYE: the card */
+		break;
+	}
+	return m;
+}
+
+/*
+ * The control MAC of a CONNECT_REQ: the first 8 bytes of HMAC(key, label
+ * || CTRL || 32 zero bytes || the 128-byte wire form of proto.h, version
+ * 2, with bytes 120..127 zero), computed from the layout, not from
+ * krc_msg_encode.
+ */
+static void test_ctrl_mac_vector(void **state)
+{
+	static const struct krc_nonces zero;
+	u8 key[KRC_KEY_LEN], buf[KRC_MSG_SIZE], mac[KRC_MAC_LEN];
+	struct krc_msg m = sample_ctrl(KRC_MSG_CONNECT_REQ), d;
+
+	test_key(key);
+	/* neither MAC field is part of what is signed */
+	memset(m.ctrl_mac, 0xee, sizeof(m.ctrl_mac));
+	memset(m.mac, 0xee, sizeof(m.mac));
+	krc_msg_ctrl_sign(&m, key);
+	assert_bytes(m.ctrl_mac, "22fbc3c56e2210af", KRC_CTRL_MAC_LEN);
+	assert_true(krc_msg_ctrl_check(&m, key));
+	krc_msg_encode(&m, buf);
+	assert_bytes(buf + 120, "22fbc3c56e2210af", KRC_CTRL_MAC_LEN);
+	assert_int_equal(krc_msg_decode(buf, sizeof(buf), &d), 0);
+	assert_true(krc_msg_ctrl_check(&d, key));
+	/* the whole HMAC over the encoding with the MAC zeroed */
+	memset(buf + 120, 0, KRC_CTRL_MAC_LEN);
+	krc_auth_mac(key, KRC_MAC_CTRL, &zero, buf, sizeof(buf), mac);
+	assert_bytes(mac, "22fbc3c56e2210af14ac97114da78ec45443e9ad272fb2094318683155e029fd",
+		     sizeof(mac));
+}
+
+/*
+ * Every control type: signing writes the MAC and nothing else, the MAC
+ * goes over the wire and checks on the other end; no other key, no
+ * other MAC, and no MetaServer MAC vouches for the message, and the
+ * control MAC is no other kind's MAC truncated.
+ */
+static void test_ctrl_sign_check(void **state)
+{
+	static const struct krc_nonces zero;
+	struct krc_nonces n = test_nonces();
+	u8 key[KRC_KEY_LEN], key2[KRC_KEY_LEN], mac[KRC_MAC_LEN];
+	u8 before[KRC_MSG_SIZE], after[KRC_MSG_SIZE];
+	u8 macs[ARRAY_SIZE(ctrl_types)][KRC_CTRL_MAC_LEN];
+	struct krc_msg m, m2, d;
+	size_t t, t2, i, bit;
+	int kind;
+
+	test_key(key);
+	for (t = 0; t < ARRAY_SIZE(ctrl_types); t++) {
+		m = sample_ctrl(ctrl_types[t]);
+		krc_msg_encode(&m, before);
+		assert_int_equal(krc_get_le64(before + 120), 0);
+		m2 = m;
+		krc_msg_ctrl_sign(&m, key);
+		memcpy(macs[t], m.ctrl_mac, KRC_CTRL_MAC_LEN);
+		/* nothing but the MAC changes, in the struct or on the wire */
+		memcpy(m2.ctrl_mac, m.ctrl_mac, KRC_CTRL_MAC_LEN);
+		assert_true(msg_equal(&m, &m2));
+		krc_msg_encode(&m, after);
+		assert_memory_equal(after, before, 120);
+		assert_memory_equal(after + 120, m.ctrl_mac, KRC_CTRL_MAC_LEN);
+		assert_true(krc_msg_ctrl_check(&m, key));
+		/* it goes over the wire as it is and checks there */
+		assert_int_equal(krc_msg_decode(after, sizeof(after), &d), 0);
+		assert_true(msg_equal(&d, &m));
+		assert_true(krc_msg_ctrl_check(&d, key));
+		/* deterministic, whatever the field held before */
+		m2 = m;
+		memset(m2.ctrl_mac, 0xff, sizeof(m2.ctrl_mac));
+		krc_msg_ctrl_sign(&m2, key);
+		assert_true(msg_equal(&m2, &m));
+		/* the first 8 bytes of the CTRL kind's MAC, zero nonces */
+		memcpy(before, after, sizeof(before));
+		memset(before + 120, 0, KRC_CTRL_MAC_LEN);
+		krc_auth_mac(key, KRC_MAC_CTRL, &zero, before, sizeof(before),
+			     mac);
+		assert_memory_equal(mac, m.ctrl_mac, KRC_CTRL_MAC_LEN);
+		/* no other kind's, with zero nonces or a connection's */
+		for (kind = KRC_MAC_DESC; kind <= KRC_MAC_HOST; kind++) {
+			krc_auth_mac(key, kind, &zero, before, sizeof(before),
+				     mac);
+			assert_memory_not_equal(mac, m.ctrl_mac,
+						KRC_CTRL_MAC_LEN);
+			krc_auth_mac(key, kind, &n, before, sizeof(before),
+				     mac);
+			assert_memory_not_equal(mac, m.ctrl_mac,
+						KRC_CTRL_MAC_LEN);
+		}
+		krc_auth_mac(key, KRC_MAC_CTRL, &n, before, sizeof(before),
+			     mac);
+		assert_memory_not_equal(mac, m.ctrl_mac, KRC_CTRL_MAC_LEN);
+		/* another key: any one bit, checking and signing */
+		for (bit = 0; bit < 8 * KRC_KEY_LEN; bit++) {
+			memcpy(key2, key, sizeof(key2));
+			key2[bit / 8] ^= (u8)(1 << (bit % 8));
+			assert_false(krc_msg_ctrl_check(&m, key2));
+			m2 = m;
+			krc_msg_ctrl_sign(&m2, key2);
+			assert_true(krc_msg_ctrl_check(&m2, key2));
+			assert_false(krc_msg_ctrl_check(&m2, key));
+		}
+		/* any bit of the MAC, all of it, none of it */
+		for (bit = 0; bit < 8 * KRC_CTRL_MAC_LEN; bit++) {
+			m2 = m;
+			m2.ctrl_mac[bit / 8] ^= (u8)(1 << (bit % 8));
+			assert_false(krc_msg_ctrl_check(&m2, key));
+		}
+		m2 = m;
+		for (i = 0; i < KRC_CTRL_MAC_LEN; i++)
+			m2.ctrl_mac[i] ^= 0xff;
+		assert_false(krc_msg_ctrl_check(&m2, key));
+		memset(m2.ctrl_mac, 0, sizeof(m2.ctrl_mac));
+		assert_false(krc_msg_ctrl_check(&m2, key));
+		/* the MAC of another message */
+		m2 = sample_ctrl(ctrl_types[t]);
+		m2.req_id++;
+		krc_msg_ctrl_sign(&m2, key);
+		assert_memory_not_equal(m2.ctrl_mac, m.ctrl_mac,
+					KRC_CTRL_MAC_LEN);
+		memcpy(m2.ctrl_mac, m.ctrl_mac, KRC_CTRL_MAC_LEN);
+		assert_false(krc_msg_ctrl_check(&m2, key));
+		/* a control MAC is no MetaServer MAC */
+		assert_false(any_kind_checks(&m, key, &n));
+		assert_false(any_kind_checks(&m, key, &zero));
+	}
+	/* and every type's differs from every other's */
+	for (t = 0; t < ARRAY_SIZE(ctrl_types); t++)
+		for (t2 = t + 1; t2 < ARRAY_SIZE(ctrl_types); t2++)
+			assert_memory_not_equal(macs[t], macs[t2],
+						KRC_CTRL_MAC_LEN);
+}
+
+/*
+ * Any bit of any byte of a signed control message's wire form flipped
+ * (and all of a byte), the message decoded again: bytes 0..119 either
+ * make the decoder refuse it, or the MAC no longer vouches for it, or
+ * are the card's reserved bytes, which the decoder drops (giving back
+ * the very message that was signed); a flip in 120..127 always decodes
+ * and never checks.
+ */
+static void test_ctrl_flips(void **state)
+{
+	enum { NFLIPS = 9 };	/* each bit, then 0xff */
+	u8 key[KRC_KEY_LEN], buf[KRC_MSG_SIZE], bad[KRC_MSG_SIZE];
+	int refused = 0, caught = 0, dropped = 0, in_mac = 0;
+	u8 out[KRC_MSG_SIZE];
+	struct krc_msg m, d;
+	size_t t, i, f;
+
+	test_key(key);
+	for (t = 0; t < ARRAY_SIZE(ctrl_types); t++) {
+		m = sample_ctrl(ctrl_types[t]);
+		krc_msg_ctrl_sign(&m, key);
+		krc_msg_encode(&m, buf);
+		assert_int_equal(krc_msg_decode(buf, sizeof(buf), &d), 0);
+		assert_true(krc_msg_ctrl_check(&d, key));
+		for (i = 0; i < KRC_MSG_SIZE; i++) {
+			for (f = 0; f < NFLIPS; f++) {
+				memcpy(bad, buf, sizeof(bad));
+				bad[i] ^= f < 8 ? (u8)(1 << f) : 0xff;
+				if (krc_msg_decode(bad, sizeof(bad), &d)) {
+					assert_true(i < 120);
+					refused++;
+					continue;
+				}
+				krc_msg_encode(&d, out);
+				if (!memcmp(out, buf, sizeof(out))) {
+					/* the flip did not reach the message */
+					assert_true(msg_byte_ignored(i));
+					assert_true(msg_equal(&d, &m));
+					assert_true(krc_msg_ctrl_check(&d, key));
+					dropped++;
+					continue;
+				}
+				assert_memory_equal(out, bad, sizeof(out));
+				assert_false(krc_msg_ctrl_check(&d, key));
+				caught++;
+				if (i >= 120)
+					in_mac++;
+			}
+		}
+	}
+	print_message("control flips: %d refused by the decoder, %d caught "
+		      "by the MAC (%d in it), %d dropped by the decoder\n",
+		      refused, caught, in_mac, dropped);
+	assert_int_equal(refused + caught + dropped,
+			 (int)ARRAY_SIZE(ctrl_types) * KRC_MSG_SIZE * NFLIPS);
+	/* every flip of the MAC decodes and is caught */
+	assert_int_equal(in_mac, (int)ARRAY_SIZE(ctrl_types) * 8 * NFLIPS);
+	/* the card's 6 reserved bytes, and only those, are dropped */
+	assert_int_equal(dropped, (int)ARRAY_SIZE(ctrl_types) * 6 * NFLIPS);
+	assert_true(caught - in_mac >= (int)ARRAY_SIZE(ctrl_types) * 50 * NFLIPS);
+}
+
+/* A META_* message has no control MAC: none vouches for it, even "signed". */
+static void test_ctrl_not_for_meta(void **state)
+{
+	struct krc_nonces n = test_nonces();
+	u8 key[KRC_KEY_LEN], buf[KRC_MSG_SIZE], buf2[KRC_MSG_SIZE];
+	struct krc_msg m, m2, d;
+	size_t t;
+
+	test_key(key);
+	for (t = 0; t < sizeof(meta_types); t++) {
+		m = sample_meta(meta_types[t]);
+		krc_msg_sign(&m, key, &n, kind_of(m.type));
+		krc_msg_encode(&m, buf);
+		m2 = m;
+		krc_msg_ctrl_sign(&m2, key);
+		assert_false(krc_msg_ctrl_check(&m2, key));
+		/* its wire form has no room for it: bytes 120..127 stay zero */
+		krc_msg_encode(&m2, buf2);
+		assert_memory_equal(buf2, buf, sizeof(buf));
+		assert_int_equal(krc_get_le64(buf2 + 120), 0);
+		assert_true(krc_msg_check_mac(&m2, key, &n, kind_of(m.type)));
+		/* decoded, with a zero control MAC, it does not check either */
+		assert_int_equal(krc_msg_decode(buf2, sizeof(buf2), &d), 0);
+		assert_true(msg_equal(&d, &m));
+		assert_false(krc_msg_ctrl_check(&d, key));
+		memset(m2.ctrl_mac, 0, sizeof(m2.ctrl_mac));
+		assert_false(krc_msg_ctrl_check(&m2, key));
+		/* the first 8 bytes of its MetaServer MAC are not one */
+		memcpy(m2.ctrl_mac, m.mac, KRC_CTRL_MAC_LEN);
+		assert_false(krc_msg_ctrl_check(&m2, key));
 	}
 }
 
@@ -799,6 +1105,10 @@ int main(void)
 		cmocka_unit_test(test_msg_flips),
 		cmocka_unit_test(test_msg_roundtrip_mac),
 		cmocka_unit_test(test_msg_not_meta),
+		cmocka_unit_test(test_ctrl_mac_vector),
+		cmocka_unit_test(test_ctrl_sign_check),
+		cmocka_unit_test(test_ctrl_flips),
+		cmocka_unit_test(test_ctrl_not_for_meta),
 		cmocka_unit_test(test_desc_mac),
 	};
 

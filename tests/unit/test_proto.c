@@ -97,6 +97,12 @@ static struct krc_msg sample_msg(u8 type)
 	default:	/* GOODBYE, META_REGISTER, META_DEREGISTER: the card */
 		break;
 	}
+	/* the others' control MAC: any 8 bytes are carried, not checked */
+	if (!krc_msg_is_meta(type)) {
+		memcpy(m.ctrl_mac, "\xc1\xc2\xc3\xc4\xc5\xc6\xc7\xc8",
+		       KRC_CTRL_MAC_LEN);
+		m.ctrl_mac[7] ^= type;
+	}
 	return m;
 }
 
@@ -110,7 +116,8 @@ static bool msg_equal(const struct krc_msg *a, const struct krc_msg *b)
 	       a->peer_qpn == b->peer_qpn && a->probe_rkey == b->probe_rkey &&
 	       a->probe_addr == b->probe_addr &&
 	       a->probe_len == b->probe_len && a->slot == b->slot &&
-	       !memcmp(a->mac, b->mac, sizeof(a->mac));
+	       !memcmp(a->mac, b->mac, sizeof(a->mac)) &&
+	       !memcmp(a->ctrl_mac, b->ctrl_mac, sizeof(a->ctrl_mac));
 }
 
 static bool msg_is_zero(const struct krc_msg *m)
@@ -144,9 +151,13 @@ static void test_msg_layout(void **state)
 	int i;
 
 	(void)state;
+	/* version 2: bytes 120..127 carry the control MAC */
+	assert_int_equal(KRC_MSG_VERSION, 2);
+	assert_int_equal(KRC_CTRL_MAC_LEN, 8);
 	memset(buf, 0xa5, sizeof(buf));
 	m.status = 0x0102;	/* not valid for a REQ, but encoded as is */
 	m.slot = 0x0a0b0c0d;
+	memset(m.mac, 0x5a, sizeof(m.mac));	/* META_* only: not sent */
 	krc_msg_encode(&m, buf);
 	assert_memory_equal(buf, "KRC1", 4);
 	assert_int_equal(buf[4], KRC_MSG_VERSION);
@@ -165,23 +176,48 @@ static void test_msg_layout(void **state)
 	assert_memory_equal(buf + 104, "\x00\x50\x34\x12\x80\x88\xff\xff", 8);
 	assert_memory_equal(buf + 112, "\x00\x10\x00\x00", 4);
 	assert_memory_equal(buf + 116, "\x0d\x0c\x0b\x0a", 4);
-	for (i = 120; i < KRC_MSG_SIZE; i++)
-		assert_int_equal(buf[i], 0);
+	/* 120..127: the control MAC, byte for byte */
+	assert_memory_equal(buf + 120, "\xc1\xc2\xc3\xc4\xc5\xc6\xc7\xc9", 8);
+	assert_memory_equal(buf + 120, m.ctrl_mac, KRC_CTRL_MAC_LEN);
+	/* each byte of it at its own offset, nothing else moves */
+	for (i = 0; i < KRC_CTRL_MAC_LEN; i++) {
+		u8 ref[KRC_MSG_SIZE];
+		int k;
+
+		memset(m.ctrl_mac, 0, sizeof(m.ctrl_mac));
+		krc_msg_encode(&m, ref);
+		m.ctrl_mac[i] = 0xff;
+		krc_msg_encode(&m, buf);
+		for (k = 0; k < KRC_MSG_SIZE; k++)
+			assert_int_equal(buf[k], k == 120 + i ? 0xff : ref[k]);
+		for (k = 120; k < KRC_MSG_SIZE; k++)
+			assert_int_equal(ref[k], 0);
+	}
 
 	m = sample_msg(KRC_MSG_RTU);
 	krc_msg_encode(&m, buf);
 	assert_int_equal(buf[5], KRC_MSG_RTU);
 	assert_memory_equal(buf + 96, "\x2b\x00\x00\x00", 4);
+	assert_memory_equal(buf + 120, "\xc1\xc2\xc3\xc4\xc5\xc6\xc7\xcc", 8);
 	m = sample_msg(KRC_MSG_META_REPLY);
+	memset(m.ctrl_mac, 0xff, sizeof(m.ctrl_mac));	/* not sent */
+	memset(m.mac, 0x3c, sizeof(m.mac));
 	krc_msg_encode(&m, buf);
 	assert_int_equal(buf[5], 18);
 	assert_memory_equal(buf + 116, "\xd2\x04\x00\x00", 4);
+	/* META_*: 80..111 the MAC, 112..115 and 120..127 zero */
+	for (i = 80; i < 112; i++)
+		assert_int_equal(buf[i], 0x3c);
+	for (i = 112; i < 116; i++)
+		assert_int_equal(buf[i], 0);
+	for (i = 120; i < KRC_MSG_SIZE; i++)
+		assert_int_equal(buf[i], 0);
 }
 
 static void test_msg_roundtrip(void **state)
 {
 	u8 buf[2 * KRC_MSG_SIZE];
-	struct krc_msg m, d;
+	struct krc_msg m, m2, d;
 	size_t i;
 
 	(void)state;
@@ -195,6 +231,18 @@ static void test_msg_roundtrip(void **state)
 		assert_true(msg_equal(&m, &d));
 		/* a bigger receive buffer: the bytes past 128 are ignored */
 		assert_int_equal(krc_msg_decode(buf, sizeof(buf), &d), 0);
+		assert_true(msg_equal(&m, &d));
+		/*
+		 * The MAC field of the other kind of message is not sent:
+		 * META_* carry no control MAC, the others no META MAC.
+		 */
+		m2 = m;
+		if (krc_msg_is_meta(m.type))
+			memset(m2.ctrl_mac, 0xff, sizeof(m2.ctrl_mac));
+		else
+			memset(m2.mac, 0xff, sizeof(m2.mac));
+		krc_msg_encode(&m2, buf);
+		assert_int_equal(krc_msg_decode(buf, KRC_MSG_SIZE, &d), 0);
 		assert_true(msg_equal(&m, &d));
 	}
 }
@@ -257,6 +305,8 @@ static void test_msg_rejects_header(void **state)
 	memcpy(buf, good, sizeof(buf));
 	buf[4] = 0;
 	expect_msg_err(buf, sizeof(buf), -EPROTO);
+	buf[4] = 1;	/* no control MAC */
+	expect_msg_err(buf, sizeof(buf), -EPROTO);
 	buf[4] = KRC_MSG_VERSION + 1;
 	expect_msg_err(buf, sizeof(buf), -EPROTO);
 	buf[4] = 0xff;
@@ -273,11 +323,45 @@ static void test_msg_rejects_header(void **state)
 		expect_msg_err(buf, sizeof(buf), -EBADMSG);
 	}
 
-	/* reserved u64 at 120, each byte */
-	for (i = 120; i < KRC_MSG_SIZE; i++) {
-		memcpy(buf, good, sizeof(buf));
-		buf[i] = 0x01;
-		expect_msg_err(buf, sizeof(buf), -EBADMSG);
+	/*
+	 * Bytes 120..127: META_* types' are reserved (zero), each byte and
+	 * bit; every other type's are its control MAC, carried whatever they
+	 * hold (whether it vouches for the message is not the decoder's
+	 * business).
+	 */
+	for (t = 0; t < ARRAY_SIZE(all_types); t++) {
+		struct krc_msg s = sample_msg(all_types[t]);
+		u8 base[KRC_MSG_SIZE];
+		int bit;
+
+		krc_msg_encode(&s, base);
+		for (i = 120; i < KRC_MSG_SIZE; i++) {
+			for (bit = 0; bit <= 8; bit++) {
+				memcpy(buf, base, sizeof(buf));
+				buf[i] ^= bit < 8 ? (u8)(1 << bit) : 0xff;
+				if (krc_msg_is_meta(s.type)) {
+					expect_msg_err(buf, sizeof(buf), -EBADMSG);
+					continue;
+				}
+				memset(&d, 0x5a, sizeof(d));
+				assert_int_equal(krc_msg_decode(buf, sizeof(buf), &d), 0);
+				assert_memory_equal(d.ctrl_mac, buf + 120,
+						    KRC_CTRL_MAC_LEN);
+				s.ctrl_mac[i - 120] = buf[i];
+				assert_true(msg_equal(&d, &s));
+				s.ctrl_mac[i - 120] = base[i];
+			}
+		}
+		if (krc_msg_is_meta(s.type))
+			continue;
+		/* all zero and all ones are 8 bytes like any other */
+		memcpy(buf, base, sizeof(buf));
+		memset(buf + 120, 0, KRC_CTRL_MAC_LEN);
+		assert_int_equal(krc_msg_decode(buf, sizeof(buf), &d), 0);
+		assert_memory_equal(d.ctrl_mac, "\0\0\0\0\0\0\0\0", 8);
+		memset(buf + 120, 0xff, KRC_CTRL_MAC_LEN);
+		assert_int_equal(krc_msg_decode(buf, sizeof(buf), &d), 0);
+		assert_memory_equal(d.ctrl_mac, "\xff\xff\xff\xff\xff\xff\xff\xff", 8);
 	}
 
 	/* the card's errors come through */
@@ -298,8 +382,20 @@ static void test_msg_rejects_header(void **state)
 	krc_msg_encode(&m, buf);
 	expect_msg_err(buf, sizeof(buf), -EINVAL);
 
-	/* header errors win over the card's: the checks' order */
+	/*
+	 * Header errors win over the card's: the checks' order. A META_*
+	 * message's reserved bytes are a header error; another type's
+	 * control MAC is none, the card's error comes through.
+	 */
 	m = sample_msg(KRC_MSG_RTU);
+	m.card.card_version = 7;
+	krc_msg_encode(&m, buf);
+	buf[4] = 9;
+	expect_msg_err(buf, sizeof(buf), -EPROTO);
+	krc_msg_encode(&m, buf);
+	buf[127] ^= 1;
+	expect_msg_err(buf, sizeof(buf), -EPROTO);
+	m = sample_msg(KRC_MSG_META_REGISTER);
 	m.card.card_version = 7;
 	krc_msg_encode(&m, buf);
 	buf[4] = 9;
@@ -307,6 +403,8 @@ static void test_msg_rejects_header(void **state)
 	krc_msg_encode(&m, buf);
 	buf[127] = 1;
 	expect_msg_err(buf, sizeof(buf), -EBADMSG);
+	buf[127] = 0;
+	expect_msg_err(buf, sizeof(buf), -EPROTO);
 }
 
 static void test_msg_rejects_fields(void **state)
@@ -784,6 +882,12 @@ static void test_mutations(void **state)
 			acc_msg++;
 			assert_true(len >= KRC_MSG_SIZE);
 			assert_string_not_equal(krc_msg_type_name(m.type), "?");
+			/* 120..127: zero (META_*) or the control MAC, as is */
+			if (krc_msg_is_meta(m.type))
+				assert_int_equal(krc_get_le64(buf + 120), 0);
+			assert_memory_equal(m.ctrl_mac, krc_msg_is_meta(m.type) ?
+					    (const u8 *)"\0\0\0\0\0\0\0\0" :
+					    buf + 120, KRC_CTRL_MAC_LEN);
 			krc_msg_encode(&m, out);
 			for (i = 0; i < KRC_MSG_SIZE; i++)
 				if (!msg_byte_normalised(i))
@@ -877,7 +981,7 @@ static int hdr_doc_rc(const u8 *buf, size_t len)
 		return -EBADMSG;
 	if (buf[0] != 'K' || buf[1] != 'M')
 		return -EBADMSG;
-	if (buf[2] != KRC_MSG_VERSION)
+	if (buf[2] != KRC_DATA_VERSION)
 		return -EPROTO;
 	if (buf[3] & ~KRCORE_MSG_F_IMM)
 		return -EBADMSG;
@@ -895,6 +999,8 @@ static void test_data_hdr_layout(void **state)
 	assert_int_equal(KRC_DATA_HDR_SIZE, 16);
 	assert_int_equal(KRC_DATA_MAGIC, 0x4d4b);
 	assert_int_equal(KRCORE_MSG_F_IMM, 1);
+	/* its own version, 1 on the wire whatever the messages' is */
+	assert_int_equal(KRC_DATA_VERSION, 1);
 	/* a header and the largest SEND fit one 4 KiB receive buffer */
 	assert_true(KRC_DATA_HDR_SIZE + KRCORE_MAX_SEND <= 4096);
 
@@ -902,7 +1008,7 @@ static void test_data_hdr_layout(void **state)
 	memset(buf, 0xee, sizeof(buf));
 	krc_data_hdr_encode(&h, buf);
 	assert_memory_equal(buf, "KM", 2);		/* 0x4d4b, LE */
-	assert_int_equal(buf[2], KRC_MSG_VERSION);
+	assert_int_equal(buf[2], KRC_DATA_VERSION);
 	assert_int_equal(buf[3], KRCORE_MSG_F_IMM);
 	assert_memory_equal(buf + 4, "\x34\x12", 2);	/* dst_port */
 	assert_memory_equal(buf + 6, "\xef\xbe", 2);	/* src_port */
@@ -916,7 +1022,7 @@ static void test_data_hdr_layout(void **state)
 	memset(buf, 0xee, sizeof(buf));
 	krc_data_hdr_encode(&h, buf);
 	assert_memory_equal(buf, "KM", 2);
-	assert_int_equal(buf[2], KRC_MSG_VERSION);
+	assert_int_equal(buf[2], KRC_DATA_VERSION);
 	assert_memory_equal(buf + 3, "\0\0\0\0\0\0\0\0\0\0\0\0\0", 13);
 	h.dst_port = 0xffff;
 	krc_data_hdr_encode(&h, buf);
@@ -1026,9 +1132,9 @@ static void test_data_hdr_rejects(void **state)
 	assert_int_equal(krc_msg_decode(msg, sizeof(msg), &m), -EBADMSG);
 	assert_int_equal(krc_meta_hello_decode(msg, sizeof(msg), &mh), -EBADMSG);
 
-	/* version: anything but KRC_MSG_VERSION */
+	/* version: anything but KRC_DATA_VERSION (the messages' included) */
 	for (v = 0; v < 256; v++) {
-		if (v == KRC_MSG_VERSION)
+		if (v == KRC_DATA_VERSION)
 			continue;
 		memcpy(buf, good, sizeof(buf));
 		buf[2] = (u8)v;
@@ -1067,14 +1173,14 @@ static void test_data_hdr_rejects(void **state)
 	/* the order: short, magic, version, then flags and zero field */
 	memcpy(buf, good, sizeof(buf));
 	buf[0] = 'X';
-	buf[2] = KRC_MSG_VERSION + 1;
+	buf[2] = KRC_DATA_VERSION + 1;
 	buf[3] = 0x80;
 	buf[15] = 1;
 	expect_hdr_err(buf, KRC_DATA_HDR_SIZE - 1, -EBADMSG);
 	expect_hdr_err(buf, sizeof(buf), -EBADMSG);
 	buf[0] = 'K';
 	expect_hdr_err(buf, sizeof(buf), -EPROTO);
-	buf[2] = KRC_MSG_VERSION;
+	buf[2] = KRC_DATA_VERSION;
 	expect_hdr_err(buf, sizeof(buf), -EBADMSG);
 	buf[3] = KRCORE_MSG_F_IMM;
 	expect_hdr_err(buf, sizeof(buf), -EBADMSG);
