@@ -85,6 +85,23 @@ static bool krc_dg_req_ok(const struct krc_dg_hdr *h, size_t payload)
 	return send || h->len >= 1;
 }
 
+/*
+ * READ, WRITE and WRITE_IMM segments name their whole request: swap is
+ * its first remote address, compare_add its length, and the segment lies
+ * inside it (so the responder checks the request's range, all of it,
+ * with every segment).
+ */
+static bool krc_dg_range_ok(const struct krc_dg_hdr *h)
+{
+	if (h->opcode != KRCORE_WR_READ && h->opcode != KRCORE_WR_WRITE &&
+	    h->opcode != KRCORE_WR_WRITE_IMM)
+		return true;
+	return h->compare_add >= h->len && h->compare_add <= KRCORE_MAX_MSG &&
+	       h->remote_addr >= h->swap &&
+	       h->remote_addr - h->swap <= h->compare_add - h->len &&
+	       h->swap + h->compare_add >= h->swap;
+}
+
 int krc_dg_decode(const u8 *buf, size_t len, struct krc_dg_hdr *h)
 {
 	size_t payload;
@@ -120,7 +137,7 @@ int krc_dg_decode(const u8 *buf, size_t len, struct krc_dg_hdr *h)
 	switch (h->type) {
 	case KRC_DG_REQ:
 		if (h->flags & (KRC_DG_F_STALE | KRC_DG_F_NAK) ||
-		    !krc_dg_req_ok(h, payload))
+		    !krc_dg_req_ok(h, payload) || !krc_dg_range_ok(h))
 			return -EBADMSG;
 		return 0;
 	case KRC_DG_REP:

@@ -31,7 +31,13 @@
  *   48 u64 compare_add            56 u64 swap
  *   64 u32 imm_data               68 u32 status (REP: KRCORE_WC_*)
  * REQ: len is the bytes to READ (no payload) or the payload's length
- * (WRITE, WRITE_IMM, SEND, SEND_IMM); atomics: 8, no payload.
+ * (WRITE, WRITE_IMM, SEND, SEND_IMM); atomics: 8, no payload. A READ,
+ * WRITE or WRITE_IMM segment names its whole request: swap is the
+ * request's first remote address, compare_add its length (at most
+ * KRCORE_MAX_MSG), and [remote_addr, remote_addr + len) lies inside it:
+ * the responder checks the whole range with every segment, so a request
+ * is refused all of it or none (as an RDMA responder refuses a request
+ * at its first packet). Version 2; version 1 had no range.
  * REP: len is the payload's length (a READ's data, an atomic's original
  * value); dst_incarnation is the requester's expectation echoed back.
  */
@@ -42,7 +48,7 @@
 #include "../include/uapi/krcore.h"
 
 #define KRC_DG_MAGIC		0x3144524bU	/* "KRD1" */
-#define KRC_DG_VERSION		1
+#define KRC_DG_VERSION		2
 #define KRC_DG_HDR_SIZE		72
 /* Datagrams a stream may have outstanding (and replies a responder keeps). */
 #define KRC_DG_WINDOW		64
@@ -91,9 +97,10 @@ void krc_dg_encode(const struct krc_dg_hdr *h, u8 buf[KRC_DG_HDR_SIZE]);
  * a zero stream, a REQ whose len does not fit its opcode (READ 1 ..
  * KRC_DG_MAX_PAYLOAD, atomics exactly 8 with an 8-aligned address, the
  * others the payload's length, 1 .. KRC_DG_MAX_PAYLOAD, SENDs may be 0),
- * a WRITE_IMM immediate beyond 16 bits, a REQ with a status, a REP whose
- * len is not its payload's or whose status is not a KRCORE_WC_* value;
- * -EPROTO: unknown version.
+ * a WRITE_IMM immediate beyond 16 bits, a READ/WRITE/WRITE_IMM segment
+ * outside the request it names (swap, compare_add), a REQ with a status,
+ * a REP whose len is not its payload's or whose status is not a
+ * KRCORE_WC_* value; -EPROTO: unknown version.
  */
 int krc_dg_decode(const u8 *buf, size_t len, struct krc_dg_hdr *h);
 

@@ -139,6 +139,14 @@ struct krc_proc {
 	struct xarray mrs;		/* lkey -> struct krc_mr */
 	struct xarray rkeys;		/* rkey -> struct krc_mr (remote access) */
 	atomic_t nvqs;			/* its open VQs (max_vqs_per_proc) */
+	/*
+	 * Its requests outstanding on every path, all its VQs together
+	 * (proc_max_wrs, proc_max_bytes: its share of shared queues);
+	 * under ilock, taken inside a VQ's dlock.
+	 */
+	spinlock_t ilock;
+	u32 wrs;
+	u64 bytes;
 	atomic_t nports;		/* its bound ports */
 	/* shared connections it broke (remote errors), for throttling */
 	atomic_t breaks;
@@ -186,12 +194,13 @@ struct krc_slot {
 	struct krcore_wr wr;		/* as posted: re-posted by recovery */
 	struct krc_mr *mrs[KRCORE_MAX_SGE];
 	u32 len;			/* bytes it moves */
-	/* the datagram path: waiting for the stream's window (dgram.c) */
-	struct list_head dg_node;
+	/* the datagram path (dgram.c), under the stream's lock */
+	struct list_head dg_node;	/* on its VQ's dg_queue, or failed */
 	struct krc_vq *dg_vq;
 	u32 dg_off;			/* bytes already sent */
-	u32 dg_status;			/* failed before it was sent */
-	u32 dg_err;			/* a segment failed: the request's status */
+	u32 dg_err;			/* the first failure: the request's status */
+	u32 dg_inflight;		/* its datagrams in the window */
+	u32 dg_last_seq;		/* the last one sent */
 };
 
 enum krc_conn_state {
@@ -369,6 +378,9 @@ struct krc_vq {
 	struct krc_conn *conn;		/* after qconnect, a reference */
 	struct krc_peer *peer;		/* after qconnect, a reference */
 	bool dgram;			/* on the datagram path of peer */
+	/* its requests waiting for the stream (dgram.c, its lock) */
+	struct list_head dg_queue;
+	struct list_head dg_active;	/* on the stream's active VQs */
 	u32 port;
 	struct list_head conn_node;	/* on conn->vqs */
 	/* data plane, allocated at qconnect; dlock guards what follows */
@@ -376,6 +388,8 @@ struct krc_vq {
 	u32 depth;			/* outstanding requests allowed */
 	u32 inflight;
 	bool closing;			/* no completion is written any more */
+	bool close_pending;		/* closed: the last completion frees it */
+	struct work_struct close_work;
 	struct krc_slot *slots;
 	u16 *free;			/* stack of free slot numbers */
 	u32 nfree;
@@ -445,6 +459,8 @@ extern uint krc_param_max_vqs_per_proc;
 extern uint krc_param_max_ports_per_proc;
 extern uint krc_param_vq_qp_share;
 extern uint krc_param_vq_max_bytes;
+extern uint krc_param_proc_max_wrs;
+extern uint krc_param_proc_max_bytes;
 extern uint krc_param_wr_min_mbps;
 extern uint krc_param_break_limit;
 extern uint krc_param_break_window_ms;
@@ -459,6 +475,7 @@ extern uint krc_param_rc_idle_ms;
 extern uint krc_param_dg_rc_after;
 extern uint krc_param_dg_rto_ms;
 extern uint krc_param_dg_retries;
+extern uint krc_param_dg_backlog;
 extern int krc_fault_dg_drop_every;
 extern int krc_fault_dg_dup_every;
 extern int krc_fault_ctrl_drop_rx;
@@ -472,6 +489,8 @@ extern int krc_fault_leak_member;
 extern int krc_fault_recover_delay_ms;
 extern int krc_fault_close_delay_ms;
 extern int krc_fault_dg_fail_after;
+extern int krc_fault_dg_replay_old;
+extern int krc_fault_dg_exec_defer;
 bool krc_fault_take(int *fault);
 bool krc_fault_countdown(int *n);
 void krc_fault_sleep(int *ms);
@@ -545,6 +564,7 @@ void krc_dg_vq_leave(struct krc_vq *vq);
 u32 krc_dg_vqs(struct krc_peer *peer);
 u64 krc_dg_requests(struct krc_peer *peer);
 int krc_dg_push(struct krc_vq *vq, const u16 *slots, int n, u32 *reason);
+void krc_dg_vq_abandon(struct krc_vq *vq);
 void krc_dg_recv(const u8 gid[16], u32 src_qp, const u8 *buf, size_t len);
 void krc_dg_peer_stop(struct krc_peer *peer);
 void krc_dg_peer_free(struct krc_peer *peer);
@@ -685,6 +705,7 @@ int krc_mr_copy_in(struct krc_mr *mr, u64 addr, const void *src, u32 len);
 void krc_procs_disassociate(void);
 void krc_proc_note_break(struct krc_proc *proc);
 bool krc_proc_throttled(struct krc_proc *proc);
+void krc_proc_inflight_sub(struct krc_proc *proc, u32 wrs, u64 bytes);
 
 /* send.c: posting */
 int krc_vq_push(struct krc_vq *vq, const struct krcore_wr __user *uwrs,
@@ -738,6 +759,7 @@ int krc_chardev_init(void);
 void krc_chardev_exit(void);
 void krc_vq_get(struct krc_vq *vq);
 void krc_vq_put(struct krc_vq *vq);
+void krc_vq_closed_idle(struct krc_vq *vq);
 bool krc_vq_attach(struct krc_vq *vq, struct krc_conn *conn);
 void krc_vqs_disassociate(void);
 void *krc_ring_alloc(size_t size);

@@ -101,9 +101,12 @@ enum krc_event {
 	KRC_EV_META_DEREGISTERED,
 	KRC_EV_META_MEMBERS_ACCEPTED,
 	KRC_EV_VQ_DISCONNECTED,
+	KRC_EV_VQ_CLOSED_BUSY,
 	KRC_EV_MR_DRAIN_FORCED,
 	KRC_EV_PROC_THROTTLED,
 	KRC_EV_WR_THROTTLED,
+	KRC_EV_WR_PROC_FULL,
+	KRC_EV_PROC_BYTES_HIGH,	/* a gauge: the most bytes one process had in flight */
 	KRC_EV_WR_FOREIGN_RKEY,
 	KRC_EV_CONN_BREAKS,
 	KRC_EV_LOOPBACK_CREATED,
@@ -152,6 +155,10 @@ enum krc_event {
 	KRC_EV_DG_DUP_PENDING,
 	KRC_EV_DG_PARTIAL_FAILED,
 	KRC_EV_DG_PROC_FAULTS,
+	KRC_EV_DG_BACKLOG_FULL,
+	KRC_EV_DG_OLD_STREAM,
+	KRC_EV_DG_EXEC_BUSY,
+	KRC_EV_DG_FAULT_REPLAYED,
 	KRC_EV_DG_FAULT_FAILED,
 	KRC_EV_RC_CAPPED,
 	KRC_EV_RC_EVICTIONS,
@@ -204,6 +211,15 @@ static inline void krc_event(enum krc_event ev)
 static inline void krc_event_add(enum krc_event ev, s64 n)
 {
 	atomic64_add(n, &krc_events[ev]);
+}
+
+/* A gauge's high-water mark: @v if it is above. */
+static inline void krc_event_max(enum krc_event ev, s64 v)
+{
+	s64 cur = atomic64_read(&krc_events[ev]);
+
+	while (v > cur && !atomic64_try_cmpxchg(&krc_events[ev], &cur, v))
+		;
 }
 
 /* The sysfs group of every counter; built by krc_stats_init(). */

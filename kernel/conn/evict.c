@@ -61,19 +61,13 @@ static bool krc_rc_take(void)
 	int max = (int)min_t(u32, READ_ONCE(krc_param_rc_max), INT_MAX);
 	int cur = atomic_read(&krc_rc_conns);
 
-	s64 high;
-
 	do {
 		if (max && cur >= max)
 			return false;
 	} while (!atomic_try_cmpxchg(&krc_rc_conns, &cur, cur + 1));
 	krc_obj_created(KRC_OBJ_RC_PLACE);
 	/* The most places ever taken at once: what tests hold rc_max to. */
-	high = atomic64_read(&krc_events[KRC_EV_RC_HIGH_WATER]);
-	while (cur + 1 > high &&
-	       !atomic64_try_cmpxchg(&krc_events[KRC_EV_RC_HIGH_WATER], &high,
-				     cur + 1))
-		;
+	krc_event_max(KRC_EV_RC_HIGH_WATER, cur + 1);
 	return true;
 }
 

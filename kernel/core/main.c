@@ -154,6 +154,11 @@ uint krc_param_dg_rto_ms = 50;
 module_param_named(dg_rto_ms, krc_param_dg_rto_ms, uint, 0644);
 MODULE_PARM_DESC(dg_rto_ms, "Datagram path: the shortest repeat timeout of an unanswered datagram (the measured round trip sets it above; doubles with each repeat, at most 40x this)");
 
+uint krc_param_dg_backlog = 2048;
+module_param_named(dg_backlog, krc_param_dg_backlog, uint, 0644);
+MODULE_PARM_DESC(dg_backlog,
+		 "Datagram path: requests queued for one peer, at most, not yet (all) sent (default 2048; beyond: EAGAIN)");
+
 uint krc_param_dg_retries = 6;
 module_param_named(dg_retries, krc_param_dg_retries, uint, 0644);
 MODULE_PARM_DESC(dg_retries, "Datagram path: repeats before the peer's requests fail (RETRY_EXC_ERR)");
@@ -181,6 +186,16 @@ MODULE_PARM_DESC(max_ports_per_proc, "Ports one process may bind at most (EMFILE
 uint krc_param_vq_qp_share = 50;
 module_param_named(vq_qp_share, krc_param_vq_qp_share, uint, 0644);
 MODULE_PARM_DESC(vq_qp_share, "Percent of a shared send queue one VQ may fill (1-100)");
+
+uint krc_param_proc_max_wrs = 128;
+module_param_named(proc_max_wrs, krc_param_proc_max_wrs, uint, 0644);
+MODULE_PARM_DESC(proc_max_wrs,
+		 "Requests one process may have outstanding, all its VQs together, on every path (default 128: a bystander's request never waits behind more of one process's)");
+
+uint krc_param_proc_max_bytes = 4 << 20;
+module_param_named(proc_max_bytes, krc_param_proc_max_bytes, uint, 0644);
+MODULE_PARM_DESC(proc_max_bytes,
+		 "Bytes one process may have in flight, all its VQs together (default 4 MiB, more than a 100 Gb/s link carries in a round trip; a longer single request is allowed alone)");
 
 uint krc_param_vq_max_bytes = 64 << 20;
 module_param_named(vq_max_bytes, krc_param_vq_max_bytes, uint, 0644);
@@ -268,6 +283,16 @@ int krc_fault_dg_fail_after;
 module_param_named(fault_dg_fail_after, krc_fault_dg_fail_after, int, 0644);
 MODULE_PARM_DESC(fault_dg_fail_after,
 		 "Fault injection: the N-th datagram reply received from now on fails its whole stream, as a reply from a reloaded peer does (0: none)");
+
+int krc_fault_dg_replay_old;
+module_param_named(fault_dg_replay_old, krc_fault_dg_replay_old, int, 0644);
+MODULE_PARM_DESC(fault_dg_replay_old,
+		 "Fault injection (responder): the next N times a node starts a new datagram stream, its previous stream's first datagram arrives again right after (0: never)");
+
+int krc_fault_dg_exec_defer;
+module_param_named(fault_dg_exec_defer, krc_fault_dg_exec_defer, int, 0644);
+MODULE_PARM_DESC(fault_dg_exec_defer,
+		 "Fault injection (responder): datagram requests posted on the executor QP run at the next softirq, not at once, as on a busy node (0: at once)");
 
 /* Testing: true once, when the countdown *@n goes from 1 to 0. */
 bool krc_fault_countdown(int *n)

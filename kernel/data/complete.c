@@ -57,6 +57,7 @@ static void krc_slot_retire(struct krc_vq *vq, u16 slot)
 	vq->free[vq->nfree++] = slot;
 	vq->inflight--;
 	vq->inflight_bytes -= s->len;
+	krc_proc_inflight_sub(vq->proc, 1, s->len);
 }
 
 /*
@@ -91,6 +92,9 @@ void krc_dp_complete(struct krc_sq_ent *e, u32 status, u32 byte_len)
 	}
 	if (!retired)
 		krc_event(KRC_EV_WR_HELD);
+	/* A closed VQ's last request: the rest of its close, now. */
+	if (retired && vq->close_pending && !vq->inflight)
+		krc_vq_closed_idle(vq);
 	/*
 	 * Wake under the lock: once inflight reaches 0 a closing VQ may be
 	 * freed, and its release waits for this lock to be free first.

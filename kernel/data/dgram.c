@@ -41,6 +41,8 @@
 #include "dgram.h"
 
 #define KRC_DG_W	KRC_DG_WINDOW
+/* Datagrams one VQ sends in a row before the next VQ's turn. */
+#define KRC_DG_QUANTUM	8
 /*
  * Buffers are sized for the port's MTU: a responder slot holds the reply
  * header, then one datagram's payload (either way); a requester keeps one
@@ -88,7 +90,18 @@ struct krc_dg_tx {
 	atomic_t tx_posted;
 	atomic_t nvqs;			/* VQs on the datagram path */
 	atomic64_t requests;		/* VQ requests sent (RC policy) */
-	struct list_head backlog;	/* requests not (all) sent yet */
+	/*
+	 * Requests not (all) sent yet, each VQ's in its own queue
+	 * (vq->dg_queue, in order); the VQs with some, in turn (vq->dg_active
+	 * on this list): each turn sends at most KRC_DG_QUANTUM datagrams, so
+	 * no VQ waits behind another's backlog. A READ or WRITE may be cut
+	 * between turns; a SEND or WRITE_IMM never is (the responder puts a
+	 * SEND together, and delivers a WRITE_IMM's immediate after its
+	 * other segments, in stream order).
+	 */
+	struct list_head active;
+	u32 turn;			/* datagrams sent in the current turn */
+	u32 queued;			/* requests queued, at most dg_backlog */
 	struct list_head failed;	/* requests failed before being sent */
 	struct krc_dg_ent ent[KRC_DG_W];
 	u8 *hdrs;			/* KRC_DG_W headers, DMA-mapped */
@@ -119,6 +132,7 @@ struct krc_dg_rent {
 	void *msg;			/* its data (kmalloc'ed, multi-segment) */
 	bool deliver;
 	struct krc_mr *mr;		/* held while executing */
+	bool last;			/* its request's last segment */
 };
 
 struct krc_dg_rx {
@@ -130,6 +144,7 @@ struct krc_dg_rx {
 	u32 nak_seq;			/* the last NAK asked for this one */
 	bool nak_sent;
 	u32 retire;			/* next seq to reply to, in order */
+	u32 wimm_err;			/* a segment of this WRITE_IMM failed */
 	bool started;
 	struct krc_dg_rent ent[KRC_DG_W];
 	u8 *buf;			/* KRC_DG_W slots, DMA-mapped */
@@ -154,6 +169,22 @@ static struct ib_device *krc_dg_ibdev(void)
 static u32 krc_dg_lkey(void)
 {
 	return krc_node.dev->pd->local_dma_lkey;
+}
+
+/* Requests on every peer's executor QP (its send queue's room). */
+static atomic_t krc_dg_execs = ATOMIC_INIT(0);
+
+static u32 krc_dg_exec_cap(void)
+{
+	struct ib_device *ibdev = krc_dg_ibdev();
+
+	return min_t(u32, krc_param_qp_depth, ibdev->attrs.max_qp_wr);
+}
+
+/* Does a request of @op run on the executor QP (not a SEND)? */
+static bool krc_dg_op_executes(u8 op)
+{
+	return op != KRCORE_WR_SEND && op != KRCORE_WR_SEND_IMM;
 }
 
 /* The payload of one datagram between us and a node of @card. */
@@ -313,70 +344,121 @@ static void krc_dg_arm(struct krc_dg_tx *tx)
 	krc_peer_put(tx->peer);	/* it was pending: it had a reference */
 }
 
+/* May a request of @op be cut between two turns? */
+static bool krc_dg_splittable(u8 op)
+{
+	return op == KRCORE_WR_READ || op == KRCORE_WR_WRITE;
+}
+
 /*
- * Move requests of the backlog into the window, a datagram per segment,
- * in order. Caller holds tx->lock.
+ * Send the next segment of request @s of @vq into the window (there is
+ * room). True if it was the request's last. Caller holds tx->lock.
+ */
+static bool krc_dg_send_segment(struct krc_dg_tx *tx, struct krc_vq *vq,
+				struct krc_slot *s)
+{
+	u16 slot = s - vq->slots;
+	u32 i = tx->tail % KRC_DG_W;
+	struct krc_dg_ent *e = &tx->ent[i];
+	bool atomic = s->wr.opcode == KRCORE_WR_ATOMIC_CAS ||
+		      s->wr.opcode == KRCORE_WR_ATOMIC_FAA;
+	u32 len = atomic ? 8 : min_t(u32, s->len - s->dg_off, tx->seg);
+	bool last = s->dg_off + len >= s->len || atomic;
+	struct krc_dg_hdr h = {
+		.type = KRC_DG_REQ,
+		.opcode = s->wr.opcode,
+		.flags = last ? KRC_DG_F_LAST : 0,
+		.seq = tx->tail,
+		.len = len,
+		.stream = tx->stream,
+		.dst_incarnation = tx->dst_incarnation,
+		.remote_addr = s->wr.remote_addr + s->dg_off,
+		.rkey = s->wr.rkey,
+		.dst_port = vq->port,
+		.src_port = vq->bound_port,
+		.compare_add = s->wr.compare_add,
+		.swap = s->wr.swap,
+	};
+
+	switch (s->wr.opcode) {
+	case KRCORE_WR_SEND:
+	case KRCORE_WR_SEND_IMM:
+		h.remote_addr = s->dg_off;	/* the offset */
+		break;
+	case KRCORE_WR_READ:
+	case KRCORE_WR_WRITE:
+	case KRCORE_WR_WRITE_IMM:
+		/* The whole request, checked with every segment. */
+		h.compare_add = s->len;
+		h.swap = s->wr.remote_addr;
+		break;
+	}
+	if (last)
+		h.imm_data = s->wr.imm_data;
+	memset(e, 0, sizeof(*e));
+	e->cookie = krc_cookie_make(vq->id, slot, s->gen);
+	e->vq = vq;
+	e->slot = slot;
+	e->opcode = s->wr.opcode;
+	e->last = last;
+	e->used = true;
+	e->seq = tx->tail;
+	e->off = s->dg_off;
+	e->len = len;
+	krc_dg_encode(&h, tx->hdrs + i * KRC_DG_HDR_SIZE);
+	ib_dma_sync_single_for_device(krc_dg_ibdev(), tx->hdrs_dma +
+				      i * KRC_DG_HDR_SIZE, KRC_DG_HDR_SIZE,
+				      DMA_TO_DEVICE);
+	s->dg_last_seq = tx->tail;
+	s->dg_inflight++;
+	tx->tail++;
+	s->dg_off += len;
+	krc_dg_xmit(tx, i);
+	krc_event(KRC_EV_DG_REQ_SENT);
+	krc_peer_count(tx->peer, KRC_PS_DG_SENT, 1);
+	return last;
+}
+
+/*
+ * Fill the window from the VQs' queues, a datagram per segment, each VQ
+ * in turn (at most KRC_DG_QUANTUM datagrams a turn, but never between
+ * two segments of a request that cannot be cut). Caller holds tx->lock.
  */
 static void krc_dg_pump(struct krc_dg_tx *tx)
 {
 	bool was_idle = tx->head == tx->tail;
-	struct krc_slot *s;
 
-	while ((s = list_first_entry_or_null(&tx->backlog, struct krc_slot,
-					     dg_node)) &&
-	       tx->tail - tx->head < KRC_DG_W) {
-		struct krc_vq *vq = s->dg_vq;
-		u16 slot = s - vq->slots;
-		u32 i = tx->tail % KRC_DG_W;
-		struct krc_dg_ent *e = &tx->ent[i];
-		bool atomic = s->wr.opcode == KRCORE_WR_ATOMIC_CAS ||
-			      s->wr.opcode == KRCORE_WR_ATOMIC_FAA;
-		u32 len = atomic ? 8 : min_t(u32, s->len - s->dg_off, tx->seg);
-		bool last = s->dg_off + len >= s->len || atomic;
-		struct krc_dg_hdr h = {
-			.type = KRC_DG_REQ,
-			.opcode = s->wr.opcode,
-			.flags = last ? KRC_DG_F_LAST : 0,
-			.seq = tx->tail,
-			.len = len,
-			.stream = tx->stream,
-			.dst_incarnation = tx->dst_incarnation,
-			.remote_addr = s->wr.remote_addr + s->dg_off,
-			.rkey = s->wr.rkey,
-			.dst_port = vq->port,
-			.src_port = vq->bound_port,
-			.compare_add = s->wr.compare_add,
-			.swap = s->wr.swap,
-		};
+	while (tx->tail - tx->head < KRC_DG_W) {
+		struct krc_vq *vq;
+		struct krc_slot *s;
+		bool last;
 
-		if (s->wr.opcode == KRCORE_WR_SEND ||
-		    s->wr.opcode == KRCORE_WR_SEND_IMM)
-			h.remote_addr = s->dg_off;	/* the offset */
-		if (s->wr.opcode == KRCORE_WR_WRITE_IMM)
-			h.compare_add = s->len;		/* the whole length */
-		if (last)
-			h.imm_data = s->wr.imm_data;
-		memset(e, 0, sizeof(*e));
-		e->cookie = krc_cookie_make(vq->id, slot, s->gen);
-		e->vq = vq;
-		e->slot = slot;
-		e->opcode = s->wr.opcode;
-		e->last = last;
-		e->used = true;
-		e->seq = tx->tail;
-		e->off = s->dg_off;
-		e->len = len;
-		krc_dg_encode(&h, tx->hdrs + i * KRC_DG_HDR_SIZE);
-		ib_dma_sync_single_for_device(krc_dg_ibdev(), tx->hdrs_dma +
-					      i * KRC_DG_HDR_SIZE,
-					      KRC_DG_HDR_SIZE, DMA_TO_DEVICE);
-		tx->tail++;
-		s->dg_off += len;
-		if (last)
+		vq = list_first_entry_or_null(&tx->active, struct krc_vq,
+					      dg_active);
+		if (!vq)
+			break;
+		s = list_first_entry_or_null(&vq->dg_queue, struct krc_slot,
+					     dg_node);
+		if (!s) {		/* cannot happen: never left so */
+			list_del_init(&vq->dg_active);
+			tx->turn = 0;
+			continue;
+		}
+		last = krc_dg_send_segment(tx, vq, s);
+		tx->turn++;
+		if (last) {
 			list_del_init(&s->dg_node);
-		krc_dg_xmit(tx, i);
-		krc_event(KRC_EV_DG_REQ_SENT);
-		krc_peer_count(tx->peer, KRC_PS_DG_SENT, 1);
+			tx->queued--;
+		} else if (!krc_dg_splittable(s->wr.opcode)) {
+			continue;	/* its next segment comes first */
+		}
+		if (tx->turn < KRC_DG_QUANTUM && !list_empty(&vq->dg_queue))
+			continue;
+		/* The turn is over: to the back of the line, or out. */
+		tx->turn = 0;
+		list_del_init(&vq->dg_active);
+		if (!list_empty(&vq->dg_queue))
+			list_add_tail(&vq->dg_active, &tx->active);
 	}
 	if (was_idle && tx->head != tx->tail) {
 		tx->tries = 0;
@@ -403,15 +485,26 @@ int krc_dg_push(struct krc_vq *vq, const u16 *slots, int n, u32 *reason)
 					 KRCORE_R_QP_FULL;
 		return 0;
 	}
+	/* The peer's backlog is bounded: what does not fit, later. */
+	if (tx->queued + n > READ_ONCE(krc_param_dg_backlog)) {
+		n = READ_ONCE(krc_param_dg_backlog) > tx->queued ?
+		    READ_ONCE(krc_param_dg_backlog) - tx->queued : 0;
+		*reason = KRCORE_R_QP_FULL;
+		krc_event(KRC_EV_DG_BACKLOG_FULL);
+	}
 	for (i = 0; i < n; i++) {
 		struct krc_slot *s = &vq->slots[slots[i]];
 
 		s->dg_vq = vq;
 		s->dg_off = 0;
-		s->dg_status = 0;
 		s->dg_err = 0;
-		list_add_tail(&s->dg_node, &tx->backlog);
+		s->dg_inflight = 0;
+		s->dg_last_seq = 0;
+		list_add_tail(&s->dg_node, &vq->dg_queue);
 	}
+	tx->queued += n;
+	if (n && list_empty(&vq->dg_active))
+		list_add_tail(&vq->dg_active, &tx->active);
 	atomic64_add(n, &tx->requests);
 	krc_dg_pump(tx);
 	spin_unlock_irqrestore(&tx->lock, flags);
@@ -502,9 +595,9 @@ static void krc_dg_complete_failed(struct krc_dg_tx *tx)
 		se.vq = vq;
 		se.slot = s - vq->slots;
 		se.cookie = krc_cookie_make(vq->id, se.slot, s->gen);
-		if (s->dg_status != KRCORE_WC_SUCCESS)
+		if (s->dg_err != KRCORE_WC_SUCCESS)
 			krc_peer_count(tx->peer, KRC_PS_WR_ERRORS, 1);
-		krc_dp_complete(&se, s->dg_status, 0);
+		krc_dp_complete(&se, s->dg_err, 0);
 	}
 }
 
@@ -531,6 +624,7 @@ static void krc_dg_done_work(struct work_struct *work)
 		struct krc_sq_ent se;
 		struct krc_slot *s;
 		u32 i, status;
+		bool done;
 
 		spin_lock_irqsave(&tx->lock, flags);
 		i = tx->head % KRC_DG_W;
@@ -543,14 +637,35 @@ static void krc_dg_done_work(struct work_struct *work)
 			break;
 		}
 		e = tx->ent[i];
-		spin_unlock_irqrestore(&tx->lock, flags);
-
 		s = &e.vq->slots[e.slot];
 		status = s->dg_err ? s->dg_err : e.status;
+		spin_unlock_irqrestore(&tx->lock, flags);
+
 		if (status == KRCORE_WC_SUCCESS && e.data_len &&
 		    krc_dg_copy_out(&e, tx->data + i * tx->seg))
 			status = KRCORE_WC_LOC_PROT_ERR;
-		if (e.last) {
+
+		/*
+		 * Whether this datagram completes its request is decided
+		 * here, under the lock: a stream that fails meanwhile, or a
+		 * VQ that closes, makes a partly sent request's last
+		 * datagram in the window its last (krc_dg_abandon()).
+		 */
+		spin_lock_irqsave(&tx->lock, flags);
+		if (status != KRCORE_WC_SUCCESS && !s->dg_err)
+			s->dg_err = status;
+		s->dg_inflight--;
+		done = tx->ent[i].last;
+		status = s->dg_err;
+		tx->ent[i].used = false;
+		tx->head++;
+		tx->tries = 0;
+		if (!tx->failing)
+			krc_dg_pump(tx);
+		spin_unlock_irqrestore(&tx->lock, flags);
+		krc_send_now();
+
+		if (done) {
 			se.cookie = e.cookie;
 			se.vq = e.vq;
 			se.slot = e.slot;
@@ -567,17 +682,7 @@ static void krc_dg_done_work(struct work_struct *work)
 				krc_proc_note_break(e.vq->proc);
 			}
 			krc_dp_complete(&se, status, 0);
-		} else if (status != KRCORE_WC_SUCCESS) {
-			s->dg_err = status;
 		}
-		spin_lock_irqsave(&tx->lock, flags);
-		tx->ent[i].used = false;
-		tx->head++;
-		tx->tries = 0;
-		if (!tx->failing)
-			krc_dg_pump(tx);
-		spin_unlock_irqrestore(&tx->lock, flags);
-		krc_send_now();
 	}
 	krc_dg_complete_failed(tx);
 	krc_peer_put(tx->peer);
@@ -590,36 +695,54 @@ static void krc_dg_kick_done(struct krc_dg_tx *tx)
 		krc_peer_put(tx->peer);
 }
 
+/*
+ * Request @s of @vq, queued, will not be sent (any more): it fails with
+ * @status. A request partly sent completes with its last datagram in the
+ * window, whatever that one's answer; one with none there (or none sent)
+ * completes from the failed list (done_work). tx->lock held.
+ */
+static void krc_dg_abandon(struct krc_dg_tx *tx, struct krc_slot *s,
+			   u32 status)
+{
+	list_del_init(&s->dg_node);
+	tx->queued--;
+	if (!s->dg_err)
+		s->dg_err = status;
+	if (s->dg_off && s->dg_inflight) {
+		struct krc_dg_ent *last = &tx->ent[s->dg_last_seq % KRC_DG_W];
+
+		last->last = true;
+		krc_event(KRC_EV_DG_PARTIAL_FAILED);
+		return;
+	}
+	list_add_tail(&s->dg_node, &tx->failed);
+}
+
+/* Every queued request of @vq fails with @status. tx->lock held. */
+static void krc_dg_abandon_vq(struct krc_dg_tx *tx, struct krc_vq *vq,
+			      u32 status)
+{
+	struct krc_slot *slot, *tmp;
+
+	list_for_each_entry_safe(slot, tmp, &vq->dg_queue, dg_node)
+		krc_dg_abandon(tx, slot, status);
+	if (!list_empty(&vq->dg_active)) {
+		/* Its turn, if it had it, is over. */
+		if (list_first_entry(&tx->active, struct krc_vq, dg_active) ==
+		    vq)
+			tx->turn = 0;
+		list_del_init(&vq->dg_active);
+	}
+}
+
 /* Every outstanding datagram of @tx fails with @status. tx->lock held. */
 static void krc_dg_fail_all(struct krc_dg_tx *tx, u32 status)
 {
-	struct krc_slot *slot, *tmp;
+	struct krc_vq *vq, *tmp;
 	u32 s;
 
-	list_for_each_entry_safe(slot, tmp, &tx->backlog, dg_node) {
-		/* One partly sent fails with its datagrams in the window. */
-		struct krc_vq *vq = slot->dg_vq;
-		struct krc_dg_ent *last = &tx->ent[(tx->tail - 1) % KRC_DG_W];
-
-		list_del_init(&slot->dg_node);
-		if (slot->dg_off && tx->head != tx->tail && last->used &&
-		    last->cookie == krc_cookie_make(vq->id, slot - vq->slots,
-						    slot->gen)) {
-			/*
-			 * Partly sent: it completes with its last datagram in
-			 * the window, and fails whatever that one's answer
-			 * was: the rest of it was never sent.
-			 */
-			last->last = true;
-			if (!slot->dg_err)
-				slot->dg_err = status;
-			krc_event(KRC_EV_DG_PARTIAL_FAILED);
-			continue;
-		}
-		slot->dg_status = status;
-		list_add_tail(&slot->dg_node, &tx->failed);
-	}
-
+	list_for_each_entry_safe(vq, tmp, &tx->active, dg_active)
+		krc_dg_abandon_vq(tx, vq, status);
 	for (s = tx->head; s != tx->tail; s++) {
 		struct krc_dg_ent *e = &tx->ent[s % KRC_DG_W];
 
@@ -630,6 +753,24 @@ static void krc_dg_fail_all(struct krc_dg_tx *tx, u32 status)
 		}
 	}
 	tx->failing = true;
+}
+
+/*
+ * @vq is closing: what it queued and did not send fails now (flushed),
+ * what is in the window completes as it comes. Its lock held; any
+ * context.
+ */
+void krc_dg_vq_abandon(struct krc_vq *vq)
+{
+	struct krc_dg_tx *tx = vq->peer ? READ_ONCE(vq->peer->dgtx) : NULL;
+	unsigned long flags;
+
+	if (!tx)
+		return;
+	spin_lock_irqsave(&tx->lock, flags);
+	krc_dg_abandon_vq(tx, vq, KRCORE_WC_FLUSHED);
+	spin_unlock_irqrestore(&tx->lock, flags);
+	krc_dg_kick_done(tx);
 }
 
 /* Repeat what is unanswered; give up after dg_retries repeats. */
@@ -825,7 +966,7 @@ int krc_dg_open(struct krc_peer *peer)
 	init_waitqueue_head(&tx->wq);
 	INIT_DELAYED_WORK(&tx->rto_work, krc_dg_rto_work);
 	INIT_WORK(&tx->done_work, krc_dg_done_work);
-	INIT_LIST_HEAD(&tx->backlog);
+	INIT_LIST_HEAD(&tx->active);
 	INIT_LIST_HEAD(&tx->failed);
 	tx->cqe.done = krc_dg_tx_done;
 	tx->peer = peer;
@@ -997,6 +1138,21 @@ static void krc_dg_retire(struct krc_dg_rx *rx)
 
 		if (r->state != KRC_DG_R_READY)
 			break;
+		/*
+		 * A WRITE_IMM's segments come in a row (the requester never
+		 * cuts one): if one failed, the rest fail with it and the
+		 * immediate is not delivered, as on RC.
+		 */
+		if (r->opcode == KRCORE_WR_WRITE_IMM) {
+			if (r->status != KRCORE_WC_SUCCESS && !rx->wimm_err)
+				rx->wimm_err = r->status;
+			else if (r->status == KRCORE_WC_SUCCESS && rx->wimm_err)
+				r->status = rx->wimm_err;
+			if (r->last)
+				rx->wimm_err = 0;
+		} else {
+			rx->wimm_err = 0;
+		}
 		if (r->deliver && r->status == KRCORE_WC_SUCCESS) {
 			const void *data = r->msg ? r->msg :
 				rx->buf + (size_t)i * rx->slot +
@@ -1049,6 +1205,7 @@ static void krc_dg_exec_done(struct krc_kop *kop)
 	 * with its lock held and interrupts off; the replies go out at the
 	 * next softirq (this one, mostly).
 	 */
+	atomic_dec(&krc_dg_execs);
 	atomic_dec(&rx->exec);
 	krc_peer_put(peer);
 }
@@ -1083,8 +1240,18 @@ static u32 krc_dg_exec(struct krc_dg_rx *rx, u32 i, const struct krc_dg_hdr *h)
 	struct ib_sge sge;
 	int ret;
 
-	mr = krc_mr_remote_get(h->rkey, h->remote_addr, h->len,
-			       krc_dg_access(h->opcode));
+	/*
+	 * The whole request's range (the header names it, the decoder put
+	 * this segment inside it): a request is refused all of it or none,
+	 * as an RDMA responder refuses one at its first packet.
+	 */
+	if (h->opcode == KRCORE_WR_READ || h->opcode == KRCORE_WR_WRITE ||
+	    h->opcode == KRCORE_WR_WRITE_IMM)
+		mr = krc_mr_remote_get(h->rkey, h->swap, h->compare_add,
+				       krc_dg_access(h->opcode));
+	else
+		mr = krc_mr_remote_get(h->rkey, h->remote_addr, h->len,
+				       krc_dg_access(h->opcode));
 	if (!mr) {
 		krc_event(KRC_EV_DG_RKEY_REFUSED);
 		return KRCORE_WC_REM_ACCESS_ERR;
@@ -1138,12 +1305,14 @@ static u32 krc_dg_exec(struct krc_dg_rx *rx, u32 i, const struct krc_dg_hdr *h)
 	}
 	kref_get(&rx->peer->ref);
 	atomic_inc(&rx->exec);
+	atomic_inc(&krc_dg_execs);
 	ib_dma_sync_single_for_device(krc_dg_ibdev(), data_dma, h->len,
 				      DMA_BIDIRECTIONAL);
 	ret = krc_conn_post_kop(exec, kop, &w.send);
 	krc_conn_put(exec);
 	krc_kop_put(kop);
 	if (ret) {
+		atomic_dec(&krc_dg_execs);
 		atomic_dec(&rx->exec);
 		krc_peer_put(rx->peer);
 		r->mr = NULL;
@@ -1151,7 +1320,12 @@ static u32 krc_dg_exec(struct krc_dg_rx *rx, u32 i, const struct krc_dg_hdr *h)
 		return KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN;
 	}
 	krc_event(KRC_EV_DG_EXECUTED);
-	krc_send_now();
+	/*
+	 * Testing (fault_dg_exec_defer): leave it to the next softirq, as a
+	 * busy node would, so that the executor's queue fills up.
+	 */
+	if (!READ_ONCE(krc_fault_dg_exec_defer))
+		krc_send_now();
 	return 0;
 }
 
@@ -1219,6 +1393,7 @@ static void krc_dg_on_next(struct krc_dg_rx *rx, const struct krc_dg_hdr *h,
 	r->opcode = h->opcode;
 	r->state = KRC_DG_R_EXEC;
 	r->len = h->len;
+	r->last = h->flags & KRC_DG_F_LAST;
 	rx->expected++;
 	spin_unlock_irqrestore(&rx->lock, flags);
 
@@ -1277,6 +1452,59 @@ ready:
 	krc_send_now();
 }
 
+/*
+ * Streams that ran here, remembered beyond their peer entry: a datagram
+ * of one of them that comes again late (after the requester moved to a
+ * new stream, or after this node dropped and re-made the peer's entry)
+ * would otherwise start it anew and execute its first requests twice.
+ * A requester repeats a datagram for at most (dg_retries + 1) x 40 x
+ * dg_rto_ms (14 s by default); a stream is remembered KRC_DG_GRAVE_MS,
+ * the last KRC_DG_GRAVES of them.
+ */
+#define KRC_DG_GRAVES		1024
+#define KRC_DG_GRAVE_MS		60000
+
+struct krc_dg_grave {
+	u8 gid[16];
+	u64 stream;
+	unsigned long at;		/* jiffies; 0: free */
+};
+
+static struct krc_dg_grave krc_dg_graves[KRC_DG_GRAVES];
+static u32 krc_dg_grave_next;
+static DEFINE_SPINLOCK(krc_dg_grave_lock);
+
+static void krc_dg_bury(const u8 gid[16], u64 stream)
+{
+	struct krc_dg_grave *g;
+	unsigned long flags;
+
+	spin_lock_irqsave(&krc_dg_grave_lock, flags);
+	g = &krc_dg_graves[krc_dg_grave_next++ % KRC_DG_GRAVES];
+	memcpy(g->gid, gid, 16);
+	g->stream = stream;
+	g->at = jiffies | 1;
+	spin_unlock_irqrestore(&krc_dg_grave_lock, flags);
+}
+
+static bool krc_dg_buried(const u8 gid[16], u64 stream)
+{
+	unsigned long flags, old = msecs_to_jiffies(KRC_DG_GRAVE_MS);
+	bool found = false;
+	u32 i;
+
+	spin_lock_irqsave(&krc_dg_grave_lock, flags);
+	for (i = 0; i < KRC_DG_GRAVES && !found; i++) {
+		struct krc_dg_grave *g = &krc_dg_graves[i];
+
+		found = g->at && g->stream == stream &&
+			time_before(jiffies, g->at + old) &&
+			!memcmp(g->gid, gid, 16);
+	}
+	spin_unlock_irqrestore(&krc_dg_grave_lock, flags);
+	return found;
+}
+
 static void krc_dg_on_req(struct krc_peer *peer, u32 src_qp,
 			  const struct krc_dg_hdr *h, const u8 *payload)
 {
@@ -1299,6 +1527,16 @@ static void krc_dg_on_req(struct krc_peer *peer, u32 src_qp,
 	}
 	spin_lock_irqsave(&rx->lock, flags);
 	if (!rx->started || h->stream != rx->stream) {
+		/*
+		 * A stream that ran here before (its datagrams repeated
+		 * late, after a newer stream or a new peer entry): never
+		 * again, whatever its sequence number.
+		 */
+		if (krc_dg_buried(peer->gid, h->stream)) {
+			spin_unlock_irqrestore(&rx->lock, flags);
+			krc_event(KRC_EV_DG_OLD_STREAM);
+			return;
+		}
 		/* A new stream starts at 0 and only once the old one is quiet. */
 		if (h->seq != 0 || rx->retire != rx->expected) {
 			struct krc_dg_rent *r = &rx->ent[rx->retire % KRC_DG_W];
@@ -1311,8 +1549,11 @@ static void krc_dg_on_req(struct krc_peer *peer, u32 src_qp,
 			krc_event(KRC_EV_DG_RX_NEW_STREAM_WAIT);
 			return;
 		}
+		if (rx->started)
+			krc_dg_bury(peer->gid, rx->stream);
 		rx->started = true;
 		rx->nak_sent = false;
+		rx->wimm_err = 0;
 		rx->stream = h->stream;
 		rx->expected = 0;
 		rx->retire = 0;
@@ -1367,6 +1608,17 @@ static void krc_dg_on_req(struct krc_peer *peer, u32 src_qp,
 		/* The slot's last use is not answered yet: later. */
 		spin_unlock_irqrestore(&rx->lock, flags);
 		krc_event(KRC_EV_DG_RX_SLOT_BUSY);
+		return;
+	}
+	/*
+	 * The executor QP is every peer's: a request that needs it waits
+	 * (dropped, repeated by its sender) while it is full, rather than
+	 * failing there (dg_exec_busy).
+	 */
+	if (krc_dg_op_executes(h->opcode) &&
+	    atomic_read(&krc_dg_execs) >= krc_dg_exec_cap()) {
+		spin_unlock_irqrestore(&rx->lock, flags);
+		krc_event(KRC_EV_DG_EXEC_BUSY);
 		return;
 	}
 	if (h->dst_incarnation != krc_incarnation) {
@@ -1465,6 +1717,43 @@ static int krc_dg_fault(void)
 }
 
 /*
+ * Fault injection for tests (fault_dg_replay_old): the first datagram of
+ * every stream is kept (a copy per stream start, whether the fault is on
+ * or not); when the next stream of the same node starts and the fault is
+ * on, the old one comes again (as a late repeat would): it must not run
+ * again. rx_work's context, one datagram at a time: a static copy.
+ */
+static struct {
+	u8 gid[16];
+	u64 stream;
+	size_t len;
+	u8 buf[KRC_DG_HDR_SIZE + KRC_DG_MAX_PAYLOAD];
+} krc_dg_kept;
+
+static void krc_dg_fault_replay(struct krc_peer *peer, u32 src_qp,
+				const u8 *buf, size_t len,
+				const struct krc_dg_hdr *h)
+{
+	struct krc_dg_hdr old;
+
+	if (len > sizeof(krc_dg_kept.buf))
+		return;
+	if (READ_ONCE(krc_fault_dg_replay_old) > 0 && krc_dg_kept.len &&
+	    !memcmp(krc_dg_kept.gid, peer->gid, 16) &&
+	    krc_dg_kept.stream != h->stream &&
+	    !krc_dg_decode(krc_dg_kept.buf, krc_dg_kept.len, &old) &&
+	    krc_fault_take(&krc_fault_dg_replay_old)) {
+		krc_event(KRC_EV_DG_FAULT_REPLAYED);
+		krc_dg_on_req(peer, src_qp, &old,
+			      krc_dg_kept.buf + KRC_DG_HDR_SIZE);
+	}
+	memcpy(krc_dg_kept.gid, peer->gid, 16);
+	krc_dg_kept.stream = h->stream;
+	memcpy(krc_dg_kept.buf, buf, len);
+	krc_dg_kept.len = len;
+}
+
+/*
  * A datagram of the transport arrived on the control QP from (@gid,
  * @src_qp): @buf (@len bytes, after the GRH). Process context, one at a
  * time (ctrl.c).
@@ -1507,6 +1796,8 @@ void krc_dg_recv(const u8 gid[16], u32 src_qp, const u8 *buf, size_t len)
 		else
 			krc_dg_on_rep(peer, &h, buf + KRC_DG_HDR_SIZE);
 	}
+	if (h.type == KRC_DG_REQ && h.seq == 0 && !peer->local)
+		krc_dg_fault_replay(peer, src_qp, buf, len, &h);
 	krc_peer_put(peer);
 }
 
@@ -1554,6 +1845,8 @@ void krc_dg_peer_free(struct krc_peer *peer)
 		}
 	}
 	if (rx) {
+		if (rx->started)
+			krc_dg_bury(peer->gid, rx->stream);
 		for (i = 0; i < KRC_DG_W; i++)
 			kfree(rx->ent[i].msg);
 		kfree(rx->asm_buf);

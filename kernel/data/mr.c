@@ -61,6 +61,7 @@ struct krc_proc *krc_proc_get(struct mm_struct *mm)
 		mmgrab(mm);
 		proc->mm = mm;
 		mutex_init(&proc->lock);
+		spin_lock_init(&proc->ilock);
 		xa_init(&proc->mrs);
 		xa_init(&proc->rkeys);
 		atomic_set(&proc->nvqs, 1);
@@ -418,6 +419,19 @@ void krc_proc_note_break(struct krc_proc *proc)
 		WRITE_ONCE(proc->throttled_until, now + window);
 		krc_event(KRC_EV_PROC_THROTTLED);
 	}
+}
+
+/* Requests of @proc completed or given back (any context). */
+void krc_proc_inflight_sub(struct krc_proc *proc, u32 wrs, u64 bytes)
+{
+	unsigned long flags;
+
+	if (!proc)
+		return;
+	spin_lock_irqsave(&proc->ilock, flags);
+	proc->wrs -= wrs;
+	proc->bytes -= bytes;
+	spin_unlock_irqrestore(&proc->ilock, flags);
 }
 
 /* Has @proc broken shared connections too often lately? */

@@ -121,6 +121,7 @@ static void krc_unreserve(struct krc_vq *vq, const u16 *slots, int n)
 		vq->free[vq->nfree++] = slots[i];
 		vq->inflight--;
 		vq->inflight_bytes -= s->len;
+		krc_proc_inflight_sub(vq->proc, 1, s->len);
 	}
 	spin_unlock_irqrestore(&vq->dlock, flags);
 	wake_up(&vq->wq);
@@ -211,11 +212,49 @@ int krc_post_one(struct krc_conn *conn, struct krc_vq *vq, u16 slot)
 }
 
 /*
+ * The share of its process: all its VQs together may have proc_max_wrs
+ * requests and proc_max_bytes in flight (one longer request goes alone),
+ * so that on a shared queue, whatever the number of its VQs, another
+ * process's request waits behind a bounded part of its backlog. Takes
+ * what fits of @lens[0..@n) and returns how many; *reason says why not
+ * all. Caller holds the VQ's dlock.
+ */
+static int krc_reserve_proc(struct krc_proc *proc, const u32 *lens, int n,
+			    u32 *reason)
+{
+	u32 max_wrs = max(READ_ONCE(krc_param_proc_max_wrs), 1U);
+	u64 max_bytes = READ_ONCE(krc_param_proc_max_bytes);
+	u64 bytes;
+	int i;
+
+	if (!proc || !n)
+		return n;
+	spin_lock(&proc->ilock);
+	bytes = proc->bytes;
+	for (i = 0; i < n; i++) {
+		if (proc->wrs + i >= max_wrs ||
+		    (bytes + lens[i] > max_bytes && (proc->wrs || i)))
+			break;
+		bytes += lens[i];
+	}
+	proc->wrs += i;
+	proc->bytes = bytes;
+	spin_unlock(&proc->ilock);
+	krc_event_max(KRC_EV_PROC_BYTES_HIGH, bytes);
+	if (i < n) {
+		*reason = KRCORE_R_VQ_FULL;
+		krc_event(KRC_EV_WR_PROC_FULL);
+	}
+	return i;
+}
+
+/*
  * Reserve slots for the first @n checked requests of the scratch batch
  * (@lens: their bytes): as many as the VQ's limits allow. A VQ may have
  * `depth` requests outstanding, each with room in its completion ring; it
  * may fill at most vq_qp_share percent of its shared send queue and have
- * at most vq_max_bytes in flight (one longer request may go alone).
+ * at most vq_max_bytes in flight (one longer request may go alone); then
+ * its process's share (krc_reserve_proc()).
  */
 static int krc_reserve(struct krc_vq *vq, u32 sq_size,
 		       struct krc_push_scratch *sc, const u32 *lens, int n,
@@ -251,7 +290,9 @@ static int krc_reserve(struct krc_vq *vq, u32 sq_size,
 		}
 		bytes += lens[i];
 	}
-	n = i;
+	n = krc_reserve_proc(vq->proc, lens, i, reason);
+	for (bytes = vq->inflight_bytes, i = 0; i < n; i++)
+		bytes += lens[i];
 	for (i = 0; i < n; i++) {
 		u16 slot = vq->free[--vq->nfree];
 		struct krc_slot *s = &vq->slots[slot];

@@ -3,6 +3,7 @@
  * vq.c - /dev/krcore: every open is a virtual queue (VQ); requests are
  * ioctl()s on its file descriptor, numbered by include/uapi/krcore.h.
  */
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/miscdevice.h>
@@ -24,6 +25,7 @@ static u32 krc_vq_next;
 static atomic_t krc_nvqs = ATOMIC_INIT(0);	/* open VQs of the node */
 
 static void krc_vq_free(struct kref *ref);
+static void krc_vq_close_work(struct work_struct *work);
 
 void krc_vq_get(struct krc_vq *vq)
 {
@@ -57,6 +59,9 @@ static int krc_vq_open(struct inode *inode, struct file *file)
 	spin_lock_init(&vq->rlock);
 	init_waitqueue_head(&vq->wq);
 	INIT_LIST_HEAD(&vq->conn_node);
+	INIT_LIST_HEAD(&vq->dg_queue);
+	INIT_LIST_HEAD(&vq->dg_active);
+	INIT_WORK(&vq->close_work, krc_vq_close_work);
 	vq->owner_tgid = task_tgid_nr(current);
 	vq->mm = current->mm;
 	if (vq->mm) {
@@ -126,38 +131,6 @@ static void krc_vq_unbind(struct krc_vq *vq)
 	vq->peer = NULL;
 }
 
-static bool krc_vq_idle(struct krc_vq *vq)
-{
-	return !READ_ONCE(vq->inflight);
-}
-
-/*
- * A closing VQ: its outstanding requests may still use its registrations,
- * so they complete first. If they do not (a peer that vanished), the
- * connection is failed, which flushes them.
- */
-static bool krc_vq_drain(struct krc_vq *vq)
-{
-	struct krc_conn *conn;
-
-	if (!vq->slots)
-		return true;
-	spin_lock_irq(&vq->dlock);
-	vq->closing = true;
-	spin_unlock_irq(&vq->dlock);
-	if (wait_event_timeout(vq->wq, krc_vq_idle(vq),
-			       msecs_to_jiffies(krc_param_wr_timeout_ms)))
-		return true;
-	mutex_lock(&vq->lock);
-	conn = vq->conn;
-	if (conn)
-		krc_conn_fail_async(conn);
-	mutex_unlock(&vq->lock);
-	return wait_event_timeout(vq->wq, krc_vq_idle(vq),
-				  msecs_to_jiffies(krc_param_connect_timeout_ms +
-						   10000));
-}
-
 static void krc_vq_free(struct kref *ref)
 {
 	struct krc_vq *vq = container_of(ref, struct krc_vq, ref);
@@ -171,20 +144,13 @@ static void krc_vq_free(struct kref *ref)
 	krc_obj_destroyed(KRC_OBJ_VQ);
 }
 
-static int krc_vq_release(struct inode *inode, struct file *file)
+/*
+ * What is left of a closed VQ once its last request completed (or at
+ * once, if none was outstanding): off its connection or datagram path,
+ * then freed with the file's reference. Process context.
+ */
+static void krc_vq_close_finish(struct krc_vq *vq)
 {
-	struct krc_vq *vq = file->private_data;
-
-	/* Device removal does not run beside the release (krc_node_gate). */
-	down_read(&krc_node.gate);
-	krc_vq_unbind_port(vq);
-	if (!krc_vq_drain(vq)) {
-		/* Never free what the hardware may still complete into. */
-		up_read(&krc_node.gate);
-		pr_err("krcore: VQ %u of pid %d: %u requests never completed, VQ leaked\n",
-		       vq->id, vq->owner_tgid, vq->inflight);
-		return 0;
-	}
 	xa_erase(&krc_vqs, vq->id);
 	mutex_lock(&vq->lock);
 	krc_vq_unbind(vq);
@@ -195,8 +161,55 @@ static int krc_vq_release(struct inode *inode, struct file *file)
 	 */
 	spin_lock_irq(&vq->dlock);
 	spin_unlock_irq(&vq->dlock);
-	up_read(&krc_node.gate);
 	krc_vq_put(vq);
+}
+
+static void krc_vq_close_work(struct work_struct *work)
+{
+	krc_vq_close_finish(container_of(work, struct krc_vq, close_work));
+}
+
+/*
+ * The last request of a closed VQ completed (complete.c, vq->dlock
+ * held): the rest of the close, in process context.
+ */
+void krc_vq_closed_idle(struct krc_vq *vq)
+{
+	vq->close_pending = false;
+	queue_work(krc_wq, &vq->close_work);
+}
+
+/*
+ * Close a VQ without waiting for its requests: nothing it posted is
+ * written to its ring any more, what it queued on the datagram path and
+ * never sent fails now, and what is on a shared connection completes
+ * there as it comes (a connection others use is never failed for it).
+ * Its registrations stay pinned and the VQ stays until then.
+ */
+static int krc_vq_release(struct inode *inode, struct file *file)
+{
+	struct krc_vq *vq = file->private_data;
+	bool idle;
+
+	/* Device removal does not run beside the release (krc_node_gate). */
+	down_read(&krc_node.gate);
+	krc_vq_unbind_port(vq);
+	mutex_lock(&vq->lock);
+	spin_lock_irq(&vq->dlock);
+	vq->closing = true;
+	spin_unlock_irq(&vq->dlock);
+	if (vq->dgram)
+		krc_dg_vq_abandon(vq);
+	mutex_unlock(&vq->lock);
+	spin_lock_irq(&vq->dlock);
+	idle = !vq->inflight;
+	vq->close_pending = !idle;
+	spin_unlock_irq(&vq->dlock);
+	up_read(&krc_node.gate);
+	if (idle)
+		krc_vq_close_finish(vq);
+	else
+		krc_event(KRC_EV_VQ_CLOSED_BUSY);
 	return 0;
 }
 
@@ -345,12 +358,21 @@ static long krc_ioc_peer_info(void __user *uarg)
 	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
+/*
+ * A peer's traffic counters add up every process's requests to it: they
+ * tell one user what others do (who talks to whom, how much). Only an
+ * operator of the node (CAP_NET_ADMIN) reads them (docs/trust-model.md);
+ * the peer list itself (cards, connections) is the MetaServer's public
+ * table and stays open to every user of /dev/krcore.
+ */
 static long krc_ioc_peer_stats(void __user *uarg)
 {
 	struct krcore_peer_stats st;
 	u32 hdr[2];
 	int ret;
 
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
 	if (copy_from_user(hdr, uarg, sizeof(hdr)))
 		return -EFAULT;
 	if (hdr[1])

@@ -54,8 +54,14 @@ else
 	cat "$KRC_RUN/steady1.out"
 	check "no recovery during the garbage" 'eq "$(counter recoveries)" "$rec0"'
 
+	# One process's share of the shared queue (proc_max_wrs, t_fair)
+	# would stop it first: lifted, to reach the queue's own limit.
+	param proc_max_wrs 4096
+	param proc_max_bytes 1073741824
 	check "four VQs far beyond their depth: VQ_FULL, QP_FULL at qp_depth, nothing lost" \
 		'"$DP" flood "$META" "$INFO"'
+	param proc_max_wrs 128
+	param proc_max_bytes 4194304
 
 	rec0=$(counter recoveries)
 	rp0=$(counter wr_reposted)

@@ -26,7 +26,7 @@ if [ "$KRC_NODE" = 0 ]; then
 	barrier up
 else
 	barrier up
-	check "member loads" "krc_load meta_server=$META dg_policy=0 pool_size=2 vq_max_bytes=268435456 fault_recover_delay_ms=1500 fault_close_delay_ms=1700"
+	check "member loads" "krc_load meta_server=$META dg_policy=0 pool_size=2 vq_max_bytes=268435456 proc_max_bytes=268435456 fault_recover_delay_ms=1500 fault_close_delay_ms=1700"
 fi
 barrier loaded
 

@@ -53,10 +53,13 @@ check "EFAULT mid-batch says how many were posted" '"$H" efault "$META" "$INFO"'
 
 rec=$(counter recoveries)
 to=$(counter wr_timeouts)
+# 24 MiB in flight: above a process's default share of 4 MiB.
+param proc_max_bytes 67108864
 check "96 READs of 256 KiB in flight for longer than wr_timeout_ms" \
 	'"$H" deep "$META" "$INFO" 96 256'
 check "no watchdog timeout, no recovery during them" \
 	'eq "$(counter wr_timeouts)" "$to" && eq "$(counter recoveries)" "$rec"'
+param proc_max_bytes 4194304
 
 check "20 s of VQs closing while recovery moves them" \
 	'"$H" churn "$META" "$INFO" 20'

@@ -4,10 +4,16 @@
  * code (common/dgram.c). Every input is a datagram for krc_dg_decode(),
  * whose verdict must be the rule of dgram.h (written out here from that
  * comment); what it accepts must re-encode to the same 72 header bytes
- * and decode again to the same values. The same bytes also describe an
- * SGE list and a range for krc_dg_slice(), checked against a reference:
- * the SGEs it returns lie inside the input's, in order, and add up to the
- * range. Sequence classes and segment counts get the input too.
+ * and decode again to the same values; an accepted READ, WRITE or
+ * WRITE_IMM REQ has its segment inside the request it names (swap,
+ * compare_add), at most KRCORE_MAX_MSG bytes, with no wrap past 2^64.
+ * The same bytes also give a READ/WRITE/WRITE_IMM (or other) request
+ * whose range lies around the edges (0, 2^63, 2^64, len, KRCORE_MAX_MSG),
+ * built and decoded the same way, to reach those edges more often. They
+ * also describe an SGE list and a range for krc_dg_slice(), checked
+ * against a reference: the SGEs it returns lie inside the input's, in
+ * order, and add up to the range. Sequence classes and segment counts get
+ * the input too.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -52,6 +58,29 @@ static bool req_rule(u8 op, u32 len, u64 raddr, u32 imm, size_t payload)
 	}
 }
 
+static bool op_has_range(u8 op)
+{
+	return op == KRCORE_WR_READ || op == KRCORE_WR_WRITE ||
+	       op == KRCORE_WR_WRITE_IMM;
+}
+
+/*
+ * Version 2: a READ/WRITE/WRITE_IMM segment [raddr, raddr + len) lies
+ * inside the request it names, [swap, swap + compare_add), at most
+ * KRCORE_MAX_MSG bytes long and ending at 2^64 - 1 or below (written with
+ * ends, the decoder with offsets).
+ */
+static bool range_rule(u8 op, u32 len, u64 raddr, u64 swap, u64 compare_add)
+{
+	if (!op_has_range(op))
+		return true;
+	if (compare_add > KRCORE_MAX_MSG || swap > ~0ULL - compare_add)
+		return false;
+	if (raddr < swap || raddr > ~0ULL - len)
+		return false;
+	return raddr + len <= swap + compare_add;
+}
+
 /* krc_dg_decode()'s verdict on @data by the rules of dgram.h. */
 static int dg_rule(const uint8_t *data, size_t size)
 {
@@ -84,6 +113,9 @@ static int dg_rule(const uint8_t *data, size_t size)
 	}
 	if (type != KRC_DG_REQ || (flags & (KRC_DG_F_STALE | KRC_DG_F_NAK)) ||
 	    status)
+		return -EBADMSG;
+	if (!range_rule(op, len, krc_get_le64(data + 32),
+			krc_get_le64(data + 56), krc_get_le64(data + 48)))
 		return -EBADMSG;
 	return req_rule(op, len, krc_get_le64(data + 32), imm, payload) ?
 	       0 : -EBADMSG;
@@ -123,6 +155,18 @@ static void fuzz_decode(const uint8_t *data, size_t size)
 		check(h.len == size - KRC_DG_HDR_SIZE && !h.status);
 	else
 		check(size == KRC_DG_HDR_SIZE && h.len && !h.status);
+	/*
+	 * a READ/WRITE/WRITE_IMM REQ: its segment inside its request,
+	 * which ends at 2^64 - 1 or below and is at most KRCORE_MAX_MSG long
+	 */
+	if (h.type == KRC_DG_REQ && op_has_range(h.opcode)) {
+		check(h.compare_add <= KRCORE_MAX_MSG);
+		check(h.len <= h.compare_add);
+		check(h.swap + h.compare_add >= h.swap);
+		check(h.remote_addr >= h.swap);
+		check(h.remote_addr + h.len >= h.remote_addr);
+		check(h.remote_addr + h.len <= h.swap + h.compare_add);
+	}
 	/* the header re-encodes to the same bytes */
 	memset(out, 0, sizeof(out));
 	krc_dg_encode(&h, out);
@@ -303,9 +347,93 @@ static void fuzz_nsegs(const uint8_t *data, size_t size)
 	}
 }
 
+#define RG_FIXED	27	/* control, swap, offset, compare_add, len */
+
+/*
+ * A REQ whose range the input places around the edges, through
+ * fuzz_decode(). Byte 0: the opcode (bits 0-2, modulo 7), swap (bits 3-4:
+ * near 0, 2^63 or 2^64 - KRCORE_MAX_MSG, or the input's u64), compare_add
+ * (bits 5-6: below 2^12, near KRCORE_MAX_MSG, below 2^32, or the input's
+ * u64) and bit 7: no payload (else the one a sender attaches); then u64
+ * swap, u64 remote_addr - swap (by its top two bits: 0x: near 0 on either
+ * side, 10: near compare_add - len, the request's end, 11: as it is), u64
+ * compare_add, u16 len (modulo 2^13).
+ */
+static void fuzz_range(const uint8_t *data, size_t size)
+{
+	static u8 buf[KRC_DG_HDR_SIZE + KRC_DG_MAX_PAYLOAD + 1];
+	static const u64 swap_base[] = {
+		0, 1ULL << 63, 0 - (u64)KRCORE_MAX_MSG,
+	};
+	struct krc_dg_hdr h, d;
+	u64 swap, off, ca;
+	size_t payload, room = sizeof(buf) - KRC_DG_HDR_SIZE;
+	bool others_ok;
+	u8 c, sb, cb;
+	u32 len;
+	int rc;
+
+	if (size < RG_FIXED)
+		return;
+	c = data[0];
+	sb = (c >> 3) & 3;
+	cb = (c >> 5) & 3;
+	swap = krc_get_le64(data + 1);
+	off = krc_get_le64(data + 9);
+	ca = krc_get_le64(data + 17);
+	if (sb < 3)
+		swap = swap_base[sb] + (u64)(s64)(int16_t)(swap & 0xffff) * 16;
+	if (cb == 0)
+		ca &= 0xfff;
+	else if (cb == 1)
+		ca = KRCORE_MAX_MSG - 0x800 + (ca & 0xfff);
+	else if (cb == 2)
+		ca &= 0xffffffffULL;
+	len = krc_get_le16(data + 25) & 0x1fff;
+	if (off >> 62 == 2)
+		off = ca - len + (u64)(s64)(int16_t)(off & 0xffff);
+	else if (off >> 62 < 2)
+		off = (u64)(s64)(int16_t)(off & 0xffff);
+
+	memset(&h, 0, sizeof(h));
+	h.type = KRC_DG_REQ;
+	h.opcode = KRCORE_WR_READ + (c & 7) % 7;
+	h.flags = KRC_DG_F_LAST;
+	h.stream = 1;
+	h.len = len;
+	h.swap = swap;
+	h.compare_add = ca;
+	h.remote_addr = swap + off;
+	if (h.opcode == KRCORE_WR_ATOMIC_CAS ||
+	    h.opcode == KRCORE_WR_ATOMIC_FAA) {
+		/* a fitting len and address: only the operands vary */
+		h.len = 8;
+		h.remote_addr &= ~7ULL;
+	}
+	payload = 0;
+	if (!(c & 0x80) && krc_dg_op_has_payload(h.opcode))
+		payload = h.len < room ? h.len : room;
+	krc_dg_encode(&h, buf);
+	memset(buf + KRC_DG_HDR_SIZE, 0x5a, payload);
+	fuzz_decode(buf, KRC_DG_HDR_SIZE + payload);
+
+	/* where every other rule is met, the verdict is the range's */
+	others_ok = h.len <= KRC_DG_MAX_PAYLOAD &&
+		    (h.len || h.opcode == KRCORE_WR_SEND ||
+		     h.opcode == KRCORE_WR_SEND_IMM) &&
+		    payload == (krc_dg_op_has_payload(h.opcode) ? h.len : 0);
+	rc = krc_dg_decode(buf, KRC_DG_HDR_SIZE + payload, &d);
+	if (others_ok)
+		check(rc == (range_rule(h.opcode, h.len, h.remote_addr, h.swap,
+					h.compare_add) ? 0 : -EBADMSG));
+	else
+		check(rc == -EBADMSG);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fuzz_decode(data, size);
+	fuzz_range(data, size);
 	fuzz_slice(data, size);
 	fuzz_seq(data, size);
 	fuzz_nsegs(data, size);

@@ -2,8 +2,9 @@
 /*
  * test_dgram.c - the datagram transport's wire format and protocol logic
  * (common/dgram.c): header encode/decode and every rejection rule of
- * dgram.h, go-back-N sequence classes with wrap-around, segmentation and
- * SGE slicing, no VM needed.
+ * dgram.h (version 2: a READ, WRITE or WRITE_IMM segment names its whole
+ * request in swap and compare_add), go-back-N sequence classes with
+ * wrap-around, segmentation and SGE slicing, no VM needed.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,6 +36,26 @@ static const u8 atomic_ops[] = {
 
 static const u8 all_types[] = { KRC_DG_REQ, KRC_DG_REP };
 
+/* The opcodes whose REQ names its whole request (swap, compare_add). */
+static const u8 range_ops[] = {
+	KRCORE_WR_READ, KRCORE_WR_WRITE, KRCORE_WR_WRITE_IMM,
+};
+
+/* The others: compare_add and swap are atomic operands or unused. */
+static const u8 other_ops[] = {
+	KRCORE_WR_SEND, KRCORE_WR_SEND_IMM,
+	KRCORE_WR_ATOMIC_CAS, KRCORE_WR_ATOMIC_FAA,
+};
+
+/*
+ * The sample READ/WRITE/WRITE_IMM segment sits SAMPLE_OFF bytes into a
+ * request of SAMPLE_OFF + SAMPLE_ROOM bytes: a test that changes its len
+ * (up to SAMPLE_ROOM) keeps it inside its request and meets only the
+ * rule it is about.
+ */
+#define SAMPLE_OFF	0x1000ULL
+#define SAMPLE_ROOM	0x20000ULL
+
 /* One datagram at a time: header and payload. */
 static u8 dg_buf[DG_BUF_SIZE];
 
@@ -46,6 +67,12 @@ static bool op_is_atomic(u8 op)
 static bool op_is_send(u8 op)
 {
 	return op == KRCORE_WR_SEND || op == KRCORE_WR_SEND_IMM;
+}
+
+static bool op_has_range(u8 op)
+{
+	return op == KRCORE_WR_READ || op == KRCORE_WR_WRITE ||
+	       op == KRCORE_WR_WRITE_IMM;
 }
 
 /* A request of @op as a conforming sender writes it. */
@@ -96,7 +123,22 @@ static struct krc_dg_hdr sample_req(u8 op)
 		h.compare_add = 5;
 		break;
 	}
+	if (op_has_range(op)) {
+		h.swap = h.remote_addr - SAMPLE_OFF;
+		h.compare_add = SAMPLE_OFF + SAMPLE_ROOM;
+	}
 	return h;
+}
+
+/*
+ * Move @h's segment to @addr; a READ/WRITE/WRITE_IMM's request moves with
+ * it (the segment keeps its offset in the request).
+ */
+static void move_seg(struct krc_dg_hdr *h, u64 addr)
+{
+	if (op_has_range(h->opcode))
+		h->swap += addr - h->remote_addr;
+	h->remote_addr = addr;
 }
 
 /* The reply to sample_req(@op): READ's data, an atomic's original value. */
@@ -205,7 +247,7 @@ static void test_layout(void **state)
 	assert_int_equal(KRC_DG_HDR_SIZE, 72);
 	assert_int_equal(KRC_DG_MAX_PAYLOAD, 4096 - 72);
 	assert_int_equal(KRC_DG_WINDOW, 64);
-	assert_int_equal(KRC_DG_VERSION, 1);
+	assert_int_equal(KRC_DG_VERSION, 2);
 	assert_int_equal(KRC_DG_F_ALL, 7);
 
 	memset(&h, 0, sizeof(h));
@@ -252,7 +294,7 @@ static void test_layout(void **state)
 	memset(&h, 0, sizeof(h));
 	memset(buf, 0xee, sizeof(buf));
 	krc_dg_encode(&h, buf);
-	assert_memory_equal(buf, "KRD1\x01", 5);
+	assert_memory_equal(buf, "KRD1\x02", 5);
 	for (i = 5; i < KRC_DG_HDR_SIZE; i++)
 		assert_int_equal(buf[i], 0);
 }
@@ -384,7 +426,11 @@ static void test_reject_magic(void **state)
 	/* a bad magic is not a datagram, whatever its version says */
 	build(&h, 0);
 	dg_buf[0] = 0;
-	dg_buf[4] = 2;
+	dg_buf[4] = KRC_DG_VERSION;
+	assert_int_equal(krc_dg_decode(dg_buf, KRC_DG_HDR_SIZE, &d), -EBADMSG);
+	dg_buf[4] = 1;
+	assert_int_equal(krc_dg_decode(dg_buf, KRC_DG_HDR_SIZE, &d), -EBADMSG);
+	dg_buf[4] = 3;
 	assert_int_equal(krc_dg_decode(dg_buf, KRC_DG_HDR_SIZE, &d), -EBADMSG);
 }
 
@@ -550,13 +596,24 @@ static void test_read_len(void **state)
 	expect_bad(&h, 100);
 	h.len = 1;
 	expect_bad(&h, 1);
-	/* its immediate and atomic operands are not checked */
+	/* its immediate is not checked */
 	h = sample_req(KRCORE_WR_READ);
 	h.imm_data = 0xffffffffU;
-	h.compare_add = 1;
 	expect_ok(&h, 0);
+	/*
+	 * compare_add is no atomic operand but its request's length (since
+	 * version 2, test_range_*): 1 is less than this segment's 1000
+	 */
+	h.compare_add = 1;
+	expect_bad(&h, 0);
 	/* and its address needs no alignment */
-	h.remote_addr = 0x1001;
+	h = sample_req(KRCORE_WR_READ);
+	h.imm_data = 0xffffffffU;
+	move_seg(&h, 0x1001);
+	assert_int_equal(h.swap, 0x1001 - SAMPLE_OFF);
+	expect_ok(&h, 0);
+	/* the request's start neither */
+	h.swap = 0x1001;
 	expect_ok(&h, 0);
 }
 
@@ -652,7 +709,7 @@ static void test_payload_len(void **state)
 		expect_bad(&h, KRC_DG_MAX_PAYLOAD + 8);
 		/* a payload op's address is not checked for alignment */
 		h = sample_req(op);
-		h.remote_addr = 0x1003;
+		move_seg(&h, 0x1003);
 		expect_ok(&h, h.len);
 	}
 	/* the replies to them carry nothing */
@@ -688,6 +745,465 @@ static void test_write_imm(void **state)
 	h = sample_rep(KRCORE_WR_WRITE_IMM);
 	h.imm_data = 0xffffffffU;
 	expect_ok_std(&h);
+}
+
+/*
+ * The range rule of version 2: a READ/WRITE/WRITE_IMM REQ names its whole
+ * request, [swap, swap + compare_add), and its segment [remote_addr,
+ * remote_addr + len) lies inside it.
+ */
+static struct krc_dg_hdr range_req(u8 op, u64 swap, u64 compare_add,
+				   u64 raddr, u32 len)
+{
+	struct krc_dg_hdr h = sample_req(op);
+
+	h.swap = swap;
+	h.compare_add = compare_add;
+	h.remote_addr = raddr;
+	h.len = len;
+	return h;
+}
+
+/*
+ * The verdict on that segment, with the payload a sender would attach (a
+ * failure names the caller's line).
+ */
+static void expect_range_at(const char *file, int line, u8 op, u64 swap,
+			    u64 compare_add, u64 raddr, u32 len, bool ok)
+{
+	struct krc_dg_hdr h = range_req(op, swap, compare_add, raddr, len);
+	struct krc_dg_hdr d;
+	size_t n = build(&h, payload_of(&h));
+
+	_assert_int_equal(krc_dg_decode(dg_buf, n, &d), ok ? 0 : -EBADMSG,
+			  file, line);
+	if (ok)
+		expect_ok_std(&h);
+}
+
+#define expect_range(...) expect_range_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* A request of 3 full segments and 100 bytes, at the start, middle, end. */
+static void test_range_inside(void **state)
+{
+	const u64 a = 0x00007f0000001000ULL;
+	const u32 mp = KRC_DG_MAX_PAYLOAD;
+	const u64 total = 3ULL * mp + 100;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(range_ops); i++) {
+		u8 op = range_ops[i];
+
+		/* the first segment: at the request's start */
+		expect_range(op, a, total, a, mp, true);
+		expect_range(op, a, total, a, 1, true);
+		/* the middle ones */
+		expect_range(op, a, total, a + mp, mp, true);
+		expect_range(op, a, total, a + 2 * mp, mp, true);
+		expect_range(op, a, total, a + 1, 1, true);
+		expect_range(op, a, total, a + 5000, 77, true);
+		/* the last: up to the request's end, exactly */
+		expect_range(op, a, total, a + 3 * mp, 100, true);
+		expect_range(op, a, total, a + total - 1, 1, true);
+		expect_range(op, a, total, a + total - mp, mp, true);
+		/* one byte beyond the end */
+		expect_range(op, a, total, a + 3 * mp + 1, 100, false);
+		expect_range(op, a, total, a + 3 * mp, 101, false);
+		expect_range(op, a, total, a + total - mp + 1, mp, false);
+		expect_range(op, a, total, a + total, 1, false);
+		expect_range(op, a, total - 1, a + 3 * mp, 100, false);
+		/* wholly beyond it */
+		expect_range(op, a, total, a + total + 1, 1, false);
+		expect_range(op, a, total, a + 2 * total, 100, false);
+		/* a request of one segment: the segment is the request */
+		expect_range(op, a, 100, a, 100, true);
+		expect_range(op, a, 1, a, 1, true);
+		expect_range(op, a, mp, a, mp, true);
+		expect_range(op, a, 100, a + 1, 100, false);
+		expect_range(op, a, 100, a + 1, 99, true);
+		expect_range(op, a, 100, a, 99, true);
+		/* an empty segment is refused by the len rule, inside or not */
+		expect_range(op, a, total, a, 0, false);
+		expect_range(op, a, 0, a, 0, false);
+	}
+}
+
+/* The segments the requester (kernel/data/dgram.c) cuts a request into. */
+static void test_range_segments(void **state)
+{
+	static const u64 totals[] = {
+		1, 100, KRC_DG_MAX_PAYLOAD, KRC_DG_MAX_PAYLOAD + 1,
+		3 * KRC_DG_MAX_PAYLOAD + 100, 20 * KRC_DG_MAX_PAYLOAD,
+	};
+	const u64 a = 0xffff888012345000ULL;
+	const u32 mp = KRC_DG_MAX_PAYLOAD;
+	const u64 max = KRCORE_MAX_MSG;
+	const u64 last = (max - 1) / mp * mp;	/* the last segment's offset */
+	size_t i, t;
+	u64 off;
+
+	(void)state;
+	assert_int_equal(max - last, max % mp);
+	for (i = 0; i < ARRAY_SIZE(range_ops); i++) {
+		u8 op = range_ops[i];
+
+		for (t = 0; t < ARRAY_SIZE(totals); t++) {
+			u32 n = 0;
+
+			for (off = 0; off < totals[t]; off += mp, n++) {
+				u32 len = (u32)(totals[t] - off < mp ?
+						totals[t] - off : mp);
+
+				expect_range(op, a, totals[t], a + off, len,
+					     true);
+			}
+			assert_int_equal(n, krc_dg_nsegs(op, totals[t], mp));
+		}
+		/* the longest request: its first, second, middle, last two */
+		expect_range(op, a, max, a, mp, true);
+		expect_range(op, a, max, a + mp, mp, true);
+		expect_range(op, a, max, a + 133417ULL * mp, mp, true);
+		expect_range(op, a, max, a + last - mp, mp, true);
+		expect_range(op, a, max, a + last, (u32)(max - last), true);
+		/* the last one a byte longer, or a byte later */
+		expect_range(op, a, max, a + last, (u32)(max - last) + 1,
+			     false);
+		expect_range(op, a, max, a + last + 1, (u32)(max - last),
+			     false);
+		/* a full segment where only a shorter one fits */
+		expect_range(op, a, max, a + last, mp, false);
+	}
+}
+
+static void test_range_below(void **state)
+{
+	const u64 a = 0x10000;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(range_ops); i++) {
+		u8 op = range_ops[i];
+
+		/* remote_addr below swap: by one byte, by more */
+		expect_range(op, a, 0x1000, a - 1, 1, false);
+		expect_range(op, a, 0x1000, a - 1, 2, false);
+		expect_range(op, a, 0x1000, a - 1, 0x100, false);
+		expect_range(op, a, 0x1000, a - 0x1000, 0x100, false);
+		expect_range(op, a, 0x1000, 0, 1, false);
+		expect_range(op, 1, 0x1000, 0, 1, false);
+		expect_range(op, ~0ULL - 0x10, 0x10, ~0ULL - 0x11, 1, false);
+		/* at swap it is inside */
+		expect_range(op, a, 0x1000, a, 1, true);
+		expect_range(op, 0, 0x1000, 0, 1, true);
+		expect_range(op, ~0ULL - 0x10, 0x10, ~0ULL - 0x10, 1, true);
+	}
+}
+
+static void test_range_compare_add(void **state)
+{
+	const u64 a = 0x10000;
+	const u64 max = KRCORE_MAX_MSG;
+	const u32 len = 100;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(KRCORE_MAX_MSG, 1U << 30);
+	for (i = 0; i < ARRAY_SIZE(range_ops); i++) {
+		u8 op = range_ops[i];
+
+		/* compare_add below len: no room for the segment anywhere */
+		expect_range(op, a, len - 1, a, len, false);
+		expect_range(op, a, 1, a, len, false);
+		expect_range(op, a, 0, a, len, false);
+		expect_range(op, a, 0, a, 1, false);
+		expect_range(op, a, KRC_DG_MAX_PAYLOAD - 1, a,
+			     KRC_DG_MAX_PAYLOAD, false);
+		/* compare_add = len: the segment is the whole request */
+		expect_range(op, a, len, a, len, true);
+		expect_range(op, a, len, a + 1, len, false);
+		expect_range(op, a, KRC_DG_MAX_PAYLOAD, a, KRC_DG_MAX_PAYLOAD,
+			     true);
+		/* KRCORE_MAX_MSG: the longest request, start and end */
+		expect_range(op, a, max, a, len, true);
+		expect_range(op, a, max, a + max - len, len, true);
+		expect_range(op, a, max, a + max - len + 1, len, false);
+		/* one above: refused wherever the segment is */
+		expect_range(op, a, max + 1, a, len, false);
+		expect_range(op, a, max + 1, a + 1, len, false);
+		expect_range(op, a, max + 1, a + max + 1 - len, len, false);
+		expect_range(op, a, max + 1, a + max - len, len, false);
+		/* far above, also where its low 32 bits would fit */
+		expect_range(op, a, max + (1ULL << 32), a, len, false);
+		expect_range(op, a, (1ULL << 32) + len, a, len, false);
+		expect_range(op, a, (1ULL << 32) + max, a, len, false);
+		expect_range(op, a, 1ULL << 63, a, len, false);
+		expect_range(op, a, ~0ULL, a, len, false);
+		expect_range(op, 0, ~0ULL, 0, len, false);
+	}
+}
+
+/* The request's end, swap + compare_add, must be a u64: no wrap past 2^64. */
+static void test_range_wrap(void **state)
+{
+	const u64 max = KRCORE_MAX_MSG;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(range_ops); i++) {
+		u8 op = range_ops[i];
+
+		/* ending at 2^64 - 1: inside, start and end segments */
+		expect_range(op, ~0ULL - 0x1000, 0x1000, ~0ULL - 0x1000,
+			     0x100, true);
+		expect_range(op, ~0ULL - 0x1000, 0x1000, ~0ULL - 0x100,
+			     0x100, true);
+		expect_range(op, ~0ULL - max, max, ~0ULL - max, 1, true);
+		expect_range(op, ~0ULL - max, max, ~0ULL - 1, 1, true);
+		/*
+		 * ending at 2^64 exactly: its end is no u64, refused (so
+		 * the last byte of the address space is never in a range)
+		 */
+		expect_range(op, 0 - 0x1000ULL, 0x1000, 0 - 0x1000ULL, 0x100,
+			     false);
+		expect_range(op, 0 - 0x1000ULL, 0x1000, ~0ULL - 0xff, 0x100,
+			     false);
+		expect_range(op, 0 - max, max, 0 - max, 1, false);
+		expect_range(op, ~0ULL, 1, ~0ULL, 1, false);
+		/* past 2^64: even a segment well below 2^64 is refused */
+		expect_range(op, ~0ULL - 0xfff, 0x2000, ~0ULL - 0xfff, 0x100,
+			     false);
+		expect_range(op, ~0ULL - 0xfff, 0x2000, ~0ULL - 0x1ff, 0x100,
+			     false);
+		expect_range(op, ~0ULL, max, ~0ULL, 1, false);
+		expect_range(op, 1ULL << 63 | (~0ULL >> 1), 2, ~0ULL, 1,
+			     false);
+		/* and so is its part beyond 2^64 (addresses near 0) */
+		expect_range(op, ~0ULL - 0xfff, 0x2000, 0, 0x100, false);
+		expect_range(op, ~0ULL - 0xfff, 0x2000, 0x10, 0x100, false);
+		/* the segment's own end past 2^64 */
+		expect_range(op, ~0ULL - 1, 0x10, ~0ULL - 1, 0x10, false);
+		expect_range(op, ~0ULL - 0xf, 0x10, ~0ULL - 0xf, 0x10, false);
+		expect_range(op, ~0ULL - 0x10, 0x10, ~0ULL - 0x10, 0x10, true);
+	}
+}
+
+/* remote_addr - swap: its wrap and its truncation must not let a segment in. */
+static void test_range_offset(void **state)
+{
+	const u64 max = KRCORE_MAX_MSG;
+	const u64 a = 0x10000;
+	const u32 len = 0x10;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(range_ops); i++) {
+		u8 op = range_ops[i];
+
+		/*
+		 * remote_addr below swap with remote_addr - swap, mod 2^64,
+		 * small enough to be inside: refused
+		 */
+		expect_range(op, 0 - 0x100ULL, 0x1000, 0, len, false);
+		expect_range(op, 0 - 0x100ULL, max, 0, len, false);
+		expect_range(op, 0 - (u64)len, max, 0, len, false);
+		expect_range(op, ~0ULL, max, 0, len, false);
+		/* remote_addr - swap wraps to 2^64 - 1 */
+		expect_range(op, 1ULL << 63, max, (1ULL << 63) - 1, len,
+			     false);
+		expect_range(op, 1, max, 0, len, false);
+		/* an offset whose low 32 bits are inside: refused */
+		expect_range(op, a, 0x100, a + (1ULL << 32), len, false);
+		expect_range(op, a, 0x100, a + (1ULL << 32) + 0x10, len,
+			     false);
+		expect_range(op, a, max, a + (1ULL << 32), len, false);
+		expect_range(op, a, max, a + (1ULL << 32) + max - len, len,
+			     false);
+		/* offsets of 2^63, of almost 2^64 */
+		expect_range(op, a, max, a + (1ULL << 63), len, false);
+		expect_range(op, 0, max, ~0ULL - len + 1, len, false);
+		expect_range(op, 0, max, ~0ULL, 1, false);
+		/* remote_addr - swap = compare_add - len: inside; one more: not */
+		expect_range(op, a, max, a + max - len, len, true);
+		expect_range(op, a, max, a + max - len + 1, len, false);
+		expect_range(op, ~0ULL - max, max, ~0ULL - len, len, true);
+		expect_range(op, ~0ULL - max, max, ~0ULL - len + 1, len,
+			     false);
+	}
+}
+
+/*
+ * Atomics, SEND and SEND_IMM: compare_add and swap are atomic operands or
+ * unused, any values decode and come back as they were; the REP of every
+ * opcode carries any values too (the rule is a REQ's).
+ */
+static void test_range_other_ops(void **state)
+{
+	static const u64 vals[] = {
+		0, 1, 7, 8, 99, KRCORE_MAX_MSG, KRCORE_MAX_MSG + 1ULL,
+		1ULL << 32, 1ULL << 63, ~0ULL - KRCORE_MAX_MSG, ~0ULL - 1,
+		~0ULL,
+	};
+	struct krc_dg_hdr h;
+	size_t i, c, s;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(other_ops); i++) {
+		for (c = 0; c < ARRAY_SIZE(vals); c++) {
+			for (s = 0; s < ARRAY_SIZE(vals); s++) {
+				h = sample_req(other_ops[i]);
+				h.compare_add = vals[c];
+				h.swap = vals[s];
+				expect_ok_std(&h);
+				/* also with swap above remote_addr */
+				h.remote_addr = op_is_atomic(h.opcode) ?
+						0x1000 : 0;
+				expect_ok_std(&h);
+				h.remote_addr = op_is_atomic(h.opcode) ?
+						~0ULL - 7 : 5;
+				expect_ok_std(&h);
+			}
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(all_ops); i++) {
+		for (c = 0; c < ARRAY_SIZE(vals); c++) {
+			for (s = 0; s < ARRAY_SIZE(vals); s++) {
+				h = sample_rep(all_ops[i]);
+				h.compare_add = vals[c];
+				h.swap = vals[s];
+				expect_ok_std(&h);
+			}
+		}
+	}
+}
+
+/* Version 1 (no range) is refused as a version, before any other rule. */
+static void test_range_version1(void **state)
+{
+	struct krc_dg_hdr h, d;
+	size_t len, i, t;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(range_ops); i++) {
+		/* a version 1 sender's request: swap and compare_add 0 */
+		h = sample_req(range_ops[i]);
+		h.swap = 0;
+		h.compare_add = 0;
+		len = build(&h, payload_of(&h));
+		dg_buf[4] = 1;
+		assert_int_equal(krc_dg_decode(dg_buf, len, &d), -EPROTO);
+		/* as version 2 it names no request: refused */
+		dg_buf[4] = 2;
+		assert_int_equal(krc_dg_decode(dg_buf, len, &d), -EBADMSG);
+		/* a version 1 header with a valid range: still version 1 */
+		h = sample_req(range_ops[i]);
+		len = build(&h, payload_of(&h));
+		dg_buf[4] = 1;
+		assert_int_equal(krc_dg_decode(dg_buf, len, &d), -EPROTO);
+		dg_buf[4] = 2;
+		assert_int_equal(krc_dg_decode(dg_buf, len, &d), 0);
+		/* or a range no rule would let in */
+		h.compare_add = ~0ULL;
+		h.swap = h.remote_addr + 1;
+		len = build(&h, payload_of(&h));
+		dg_buf[4] = 1;
+		assert_int_equal(krc_dg_decode(dg_buf, len, &d), -EPROTO);
+	}
+	/* every opcode, request and reply */
+	for (t = 0; t < ARRAY_SIZE(all_types); t++) {
+		for (i = 0; i < ARRAY_SIZE(all_ops); i++) {
+			h = sample(all_types[t], all_ops[i]);
+			len = build(&h, payload_of(&h));
+			dg_buf[4] = 1;
+			assert_int_equal(krc_dg_decode(dg_buf, len, &d),
+					 -EPROTO);
+		}
+	}
+	/* a version 1 header cut short, or with a bad magic, is no datagram */
+	h = sample_req(KRCORE_WR_READ);
+	build(&h, 0);
+	dg_buf[4] = 1;
+	assert_int_equal(krc_dg_decode(dg_buf, KRC_DG_HDR_SIZE - 1, &d),
+			 -EBADMSG);
+	dg_buf[1] ^= 1;
+	assert_int_equal(krc_dg_decode(dg_buf, KRC_DG_HDR_SIZE, &d), -EBADMSG);
+}
+
+/*
+ * The rule over a grid of values around 0, 2^63, 2^64, len and
+ * KRCORE_MAX_MSG, against a reference written another way (ends, not
+ * offsets).
+ */
+static bool range_ref(u64 swap, u64 compare_add, u64 raddr, u32 len)
+{
+	if (compare_add > KRCORE_MAX_MSG || swap > ~0ULL - compare_add)
+		return false;	/* longer than a request, or past 2^64 */
+	if (raddr < swap || raddr > ~0ULL - len)
+		return false;
+	return raddr + len <= swap + compare_add;
+}
+
+static void test_range_grid(void **state)
+{
+	static const u64 swaps[] = {
+		0, 1, 0x1000, 1ULL << 32, 1ULL << 63,
+		~0ULL - KRCORE_MAX_MSG, ~0ULL - KRCORE_MAX_MSG + 1,
+		~0ULL - 0x40, ~0ULL - 0x20, ~0ULL - 0x1f, ~0ULL - 1, ~0ULL,
+	};
+	/* remote_addr - swap, mod 2^64 */
+	static const u64 offs[] = {
+		0 - 0x1000ULL, ~0ULL, 0, 1, 7, 0x10, 0x1f, 0x20, 0x21, 0x40,
+		KRCORE_MAX_MSG - 0x20, KRCORE_MAX_MSG - 0x10,
+		KRCORE_MAX_MSG - 1, KRCORE_MAX_MSG, 1ULL << 32, 1ULL << 63,
+	};
+	static const u64 cas[] = {
+		0, 1, 0xf, 0x10, 0x11, 0x1f, 0x20, 0x21, 0x30, 0x40,
+		KRCORE_MAX_MSG - 1, KRCORE_MAX_MSG, KRCORE_MAX_MSG + 1ULL,
+		1ULL << 32, (1ULL << 32) + 0x10, ~0ULL,
+	};
+	static const u32 lens[] = { 1, 0xf, 0x10, 0x11, 0x20,
+				    KRC_DG_MAX_PAYLOAD };
+	size_t i, s, o, c, l;
+	u32 in = 0, out = 0;
+
+	(void)state;
+	for (s = 0; s < ARRAY_SIZE(swaps); s++) {
+		for (o = 0; o < ARRAY_SIZE(offs); o++) {
+			for (c = 0; c < ARRAY_SIZE(cas); c++) {
+				for (l = 0; l < ARRAY_SIZE(lens); l++) {
+					u64 sw = swaps[s], ca = cas[c];
+					u64 ra = sw + offs[o];
+					bool ok = range_ref(sw, ca, ra,
+							    lens[l]);
+
+					for (i = 0; i < ARRAY_SIZE(range_ops);
+					     i++)
+						expect_range(range_ops[i], sw,
+							     ca, ra, lens[l],
+							     ok);
+					if (ok)
+						in++;
+					else
+						out++;
+				}
+			}
+		}
+	}
+	/* the grid has both verdicts, plenty of each */
+	assert_true(in > 500);
+	assert_true(out > 5000);
+	/* the same values mean nothing to the other opcodes */
+	for (s = 0; s < ARRAY_SIZE(swaps); s++) {
+		for (c = 0; c < ARRAY_SIZE(cas); c++) {
+			for (i = 0; i < ARRAY_SIZE(other_ops); i++) {
+				struct krc_dg_hdr h = sample_req(other_ops[i]);
+
+				h.swap = swaps[s];
+				h.compare_add = cas[c];
+				expect_ok_std(&h);
+			}
+		}
+	}
 }
 
 static void test_req_status(void **state)
@@ -1158,6 +1674,15 @@ int main(void)
 		cmocka_unit_test(test_atomic),
 		cmocka_unit_test(test_payload_len),
 		cmocka_unit_test(test_write_imm),
+		cmocka_unit_test(test_range_inside),
+		cmocka_unit_test(test_range_segments),
+		cmocka_unit_test(test_range_below),
+		cmocka_unit_test(test_range_compare_add),
+		cmocka_unit_test(test_range_wrap),
+		cmocka_unit_test(test_range_offset),
+		cmocka_unit_test(test_range_other_ops),
+		cmocka_unit_test(test_range_version1),
+		cmocka_unit_test(test_range_grid),
 		cmocka_unit_test(test_req_status),
 		cmocka_unit_test(test_rep_len),
 		cmocka_unit_test(test_rep_status),

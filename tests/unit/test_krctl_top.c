@@ -78,7 +78,7 @@ static void test_delta(void **state)
 static void test_rates(void **state)
 {
 	struct krctl_peer p0[2], p1[2];
-	struct krctl_peers prev = { p0, 2 }, cur = { p1, 2 };
+	struct krctl_peers prev = { p0, 2, false }, cur = { p1, 2, false };
 	const struct krctl_top_row *r;
 	struct krctl_top_row *rows;
 	int n;
@@ -113,7 +113,7 @@ static void test_rates(void **state)
 static void test_peers_come_and_go(void **state)
 {
 	struct krctl_peer p0[2], p1[2];
-	struct krctl_peers prev = { p0, 2 }, cur = { p1, 2 };
+	struct krctl_peers prev = { p0, 2, false }, cur = { p1, 2, false };
 	const struct krctl_top_row *r;
 	struct krctl_top_row *rows;
 	int n;
@@ -154,7 +154,7 @@ static void test_peers_come_and_go(void **state)
 static void test_started_over(void **state)
 {
 	struct krctl_peer p0[1], p1[1];
-	struct krctl_peers prev = { p0, 1 }, cur = { p1, 1 };
+	struct krctl_peers prev = { p0, 1, false }, cur = { p1, 1, false };
 	struct krctl_top_row *rows;
 	int n;
 
@@ -175,7 +175,7 @@ static void test_started_over(void **state)
 static void test_zero_interval(void **state)
 {
 	struct krctl_peer p0[1], p1[1];
-	struct krctl_peers prev = { p0, 1 }, cur = { p1, 1 };
+	struct krctl_peers prev = { p0, 1, false }, cur = { p1, 1, false };
 	struct krctl_top_row *rows;
 	int n;
 
@@ -197,7 +197,7 @@ static void test_zero_interval(void **state)
 static void test_missing_stats(void **state)
 {
 	struct krctl_peer p0[1], p1[1];
-	struct krctl_peers prev = { p0, 1 }, cur = { p1, 1 };
+	struct krctl_peers prev = { p0, 1, false }, cur = { p1, 1, false };
 	struct krctl_top_row *rows;
 	int n;
 
@@ -226,7 +226,7 @@ static void test_missing_stats(void **state)
 static void test_vqs(void **state)
 {
 	struct krctl_peer p0[1], p1[1];
-	struct krctl_peers prev = { p0, 0 }, cur = { p1, 1 };
+	struct krctl_peers prev = { p0, 0, false }, cur = { p1, 1, false };
 	struct krctl_top_row *rows;
 	int c, n;
 

@@ -90,6 +90,7 @@ int cmd_probe(struct krctl *k);
 
 /* top.c */
 int cmd_top(struct krctl *k);
+int cmd_keygen(struct krctl *k);
 
 /* main.c: the command line */
 bool parse_uint(const char *s, unsigned long max, unsigned long *out);

@@ -12,6 +12,7 @@
  *   krctl connect ADDR [N]   qconnect N fresh VQs (default 1): path and time
  *   krctl probe ADDR         qconnect, then READ the node's card over the VQ
  *   krctl top [-d S] [-n N]  connects/s, requests/s, recoveries, drops per peer
+ *   krctl keygen FILE        write a new cluster key (mode 0600) to FILE
  *
  * --json, anywhere on the line: one JSON document on standard output
  * (top: one per interval). This file: the command line, errors and their
@@ -74,6 +75,7 @@ static const struct krctl_cmd krctl_cmds[] = {
 	{ "connect", cmd_connect, false },
 	{ "probe", cmd_probe, false },
 	{ "top", cmd_top, true },
+	{ "keygen", cmd_keygen, false },
 };
 
 static void print_synopsis(FILE *f)
@@ -82,7 +84,8 @@ static void print_synopsis(FILE *f)
 		"       krctl lookup ADDR [-f]\n"
 		"       krctl connect ADDR [N]\n"
 		"       krctl probe ADDR\n"
-		"       krctl top [-d SECONDS] [-n COUNT]\n");
+		"       krctl top [-d SECONDS] [-n COUNT]\n"
+		"       krctl keygen FILE\n");
 }
 
 static void print_usage(FILE *f)

@@ -53,6 +53,7 @@ int krctl_peers_get(struct krc_vq *vq, struct krctl_peers *p)
 
 	p->v = NULL;
 	p->n = 0;
+	p->stats_denied = false;
 	for (i = 0; ; i++) {
 		ret = krc_peer_info(vq, i, &pi);
 		if (ret == -ENOENT)
@@ -69,6 +70,11 @@ int krctl_peers_get(struct krc_vq *vq, struct krctl_peers *p)
 		ret = krc_peer_stats(vq, i, &st);
 		if (ret == -ENOENT)
 			break;
+		if (ret == -EPERM) {
+			/* Other users' traffic: for operators only. */
+			p->stats_denied = true;
+			break;
+		}
 		if (ret < 0)
 			goto err;
 		found = (struct krctl_peer *)krctl_peer_find(p, st.gid);

@@ -21,12 +21,15 @@ struct krctl_peer {
 struct krctl_peers {
 	struct krctl_peer *v;
 	unsigned int n;
+	/* PEER_STATS needs CAP_NET_ADMIN: this user sees no traffic */
+	bool stats_denied;
 };
 
 /*
  * Every peer of the node, in the module's order; 0 or -errno. Peers come
  * and go between the calls: one listed twice is kept once, one gone before
- * its statistics were read has has_stats false.
+ * its statistics were read has has_stats false; without CAP_NET_ADMIN
+ * no peer has them (stats_denied).
  */
 int krctl_peers_get(struct krc_vq *vq, struct krctl_peers *p);
 void krctl_peers_free(struct krctl_peers *p);

@@ -552,6 +552,8 @@ int cmd_peers(struct krctl *k)
 	}
 	if (!peers.n && !k->json_mode)
 		printf("no peers\n");
+	if (peers.stats_denied && !k->json_mode)
+		printf("(traffic counters: for CAP_NET_ADMIN only)\n");
 	krctl_peers_free(&peers);
 	krc_vq_close(vq);
 	return KRCTL_OK;
