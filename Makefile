@@ -2,9 +2,10 @@
 #
 # krcore: make          build krcore.ko, libkrcore (static, shared, .pc), tools
 #         make deps     install every Debian package the project needs
-#         make demo     boot a two-node Soft-RoCE cluster and run the demo
+#         make demo     boot a three-node Soft-RoCE cluster and run the demo
 #         make test     unit tests, style, fuzzers, packaging (tests/pkg, as root), then
 #                       the cluster tests; ends "N passed, N failed"
+#         (make demo and make test install what is missing first: make deps)
 #         make test-debug  the cluster tests on a debug kernel (KASAN, lockdep, KFENCE,
 #                       kmemleak) built once from Debian's kernel source; T=PATTERN
 #         make install  install libkrcore, its headers (in PREFIX/include/krcore), .pc,
@@ -50,7 +51,7 @@ EXAMPLES    := $(BUILD)/bin/krc_example
 PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
-.PHONY: demo-kvs demo-serverless demo-basics mutants all module lib tools unit benches bench bench-quick bench-publish deps demo test install clean fuzz \
+.PHONY: demo-kvs demo-serverless demo-basics mutants all module lib tools unit benches bench bench-quick bench-publish deps demo test install clean fuzz ready \
 	test-passive-loop soak test-debug debug-kernel install-dkms deb
 all: module lib tools unit benches
 
@@ -143,7 +144,7 @@ demo: demo-kvs
 
 # The mechanics on two nodes: MetaServer lookup, handshake, pooled
 # connects, READ/WRITE through a VQ.
-demo-basics: all
+demo-basics: ready
 	tools/krcluster -n 2 -t 300 -o $(BUILD)/cluster/demo -- sh tests/cluster/demo.sh
 	@sed -n '/^###/,/all checks passed/p' $(BUILD)/cluster/demo/node1.log | \
 		grep -av 'speed is unknown\|clocksource\|all checks passed'
@@ -151,7 +152,7 @@ demo-basics: all
 # The elastic key-value store (issue 11): three nodes, a load spike of new
 # verbs workers, then of new krcore workers, on a fresh compute node; the
 # timeline and the verdict in build/demo-kvs/results (bench/kvs_report.sh).
-demo-kvs: all
+demo-kvs: ready
 	rm -rf $(BUILD)/demo-kvs/run
 	tools/krcluster -n 3 -t 900 -o $(BUILD)/demo-kvs/run -- sh tests/cluster/demo_kvs.sh
 	sh bench/kvs_report.sh $(BUILD)/demo-kvs/run $(BUILD)/demo-kvs/results
@@ -159,12 +160,19 @@ demo-kvs: all
 # The serverless transfer: new function processes on node1 fetch an
 # object from node0, krcore vs verbs (tests/cluster/demo_serverless.sh;
 # KRC_SL_MIB, KRC_SL_N). Its table and verdict: build/demo-serverless/run.
-demo-serverless: all
+demo-serverless: ready
 	rm -rf $(BUILD)/demo-serverless/run
 	tools/krcluster -n 2 -t 900 -o $(BUILD)/demo-serverless/run -- sh tests/cluster/demo_serverless.sh
 	@cat $(BUILD)/demo-serverless/run/serverless.out
 
-test: all
+# What a fresh Debian machine lacks is installed first (scripts/deps.sh,
+# as .ci/run does; nothing when all is there), then the build: 'make test'
+# and 'make demo' are the only two commands a newcomer needs.
+ready:
+	@sh scripts/deps.sh
+	@$(MAKE) --no-print-directory all
+
+test: ready
 	sh tests/run.sh
 
 # The debug guest kernel (cached in $(BUILD)/debug-kernel) and krcore.ko built

@@ -274,7 +274,8 @@ struct krcore_peer_info {
  * KRCORE_IOC_PEER_INFO (0, 1, ... until ENOENT); gid says which peer the
  * index named, as peers come and go between calls. The counters start at
  * 0 when the node first meets the peer and only grow; a peer dropped from
- * the table and met again starts over. reserved must be 0 (EINVAL).
+ * the table and met again starts over. reserved must be 0 (EINVAL). They
+ * add up every process's traffic: the caller needs CAP_NET_ADMIN (EPERM).
  */
 struct krcore_peer_stats {
 	__u32 index;		/* in */

@@ -71,6 +71,21 @@ struct krc_ctrl {
 	struct krc_msgbuf tx[KRC_CTRL_TX];
 };
 
+/*
+ * One posted request of @ctrl came back: count it down under the wait
+ * queue's lock, which krc_ctrl_flush() takes before the control QP and
+ * its memory may go, so no completion touches them after (any context).
+ */
+static void krc_ctrl_put_posted(struct krc_ctrl *ctrl, atomic_t *count)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ctrl->wq.lock, flags);
+	if (atomic_dec_and_test(count))
+		wake_up_locked(&ctrl->wq);
+	spin_unlock_irqrestore(&ctrl->wq.lock, flags);
+}
+
 static int krc_ctrl_post_rx(struct krc_ctrl *ctrl, struct krc_msgbuf *b)
 {
 	int ret;
@@ -256,8 +271,7 @@ done:
 	 * Last: whoever waits for the receives to drain (recovery, stop)
 	 * then flushes rx_work knowing nothing more is handed to it.
 	 */
-	if (atomic_dec_and_test(&ctrl->rx_posted))
-		wake_up(&ctrl->wq);
+	krc_ctrl_put_posted(ctrl, &ctrl->rx_posted);
 }
 
 static void krc_ctrl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -273,8 +287,9 @@ static void krc_ctrl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_lock_bh(&ctrl->tx_lock);
 	list_add(&b->node, &ctrl->tx_free);
 	ctrl->tx_busy--;
-	spin_unlock_bh(&ctrl->tx_lock);
+	/* Under tx_lock, which the flush takes before the QP may go. */
 	wake_up(&ctrl->wq);
+	spin_unlock_bh(&ctrl->tx_lock);
 	krc_ah_put(ah);
 }
 
@@ -383,8 +398,7 @@ void krc_ctrl_ud_done(struct ib_cq *cq)
 {
 	struct krc_ctrl *ctrl = cq->cq_context;
 
-	if (atomic_dec_and_test(&ctrl->dg_busy))
-		wake_up(&ctrl->wq);
+	krc_ctrl_put_posted(ctrl, &ctrl->dg_busy);
 }
 
 static int krc_ctrl_modify(struct krc_ctrl *ctrl, u32 port_num)
@@ -462,6 +476,11 @@ static void krc_ctrl_flush(struct krc_ctrl *ctrl)
 				atomic_read(&ctrl->dg_busy) == 0,
 				msecs_to_jiffies(5000)))
 		pr_err("krcore: control QP did not flush\n");
+	/* The last completions have left their locked sections. */
+	spin_lock_irq(&ctrl->wq.lock);
+	spin_unlock_irq(&ctrl->wq.lock);
+	spin_lock_bh(&ctrl->tx_lock);
+	spin_unlock_bh(&ctrl->tx_lock);
 	flush_work(&ctrl->rx_work);
 }
 
