@@ -26,11 +26,13 @@
  * Occupancy is N as a share of 100,000 cards, the table's design point
  * (the default table of 131,072 slots holds those at 76%); the table
  * also holds the real members' cards. With KRC_BENCH_SAMPLES set, the
- * samples go there for bench/krbench_report: figure meta_lat (method
- * krcore_lookup, x the occupancy in %, one sample per timed lookup) and
- * meta_rate (method lookup_OCCpct, x the processes, one sample per P).
- * A lat run, or a rate at one P, in which a lookup failed or found
- * another card writes no sample.
+ * samples go there for bench/krbench_report, x the occupancy in %, one
+ * sample per timed lookup: figure meta_lat (method krcore_lookup, the
+ * call's time; krcore_lookup_kernel, its kernel part), meta_reads
+ * (method krcore_lookup, the READs the lookup took: the mean is the
+ * READs per lookup); and meta_rate (method lookup_OCCpct, x the
+ * processes, one sample per P). A lat run, or a rate at one P, in which
+ * a lookup failed or found another card writes no sample.
  *
  * Exit 0; 1 if a lookup failed or found another card than the one
  * registered, or the VQ could not be opened; 2 on a usage error.
@@ -66,13 +68,14 @@ struct tally {
 
 /*
  * One uncached lookup of the filled entry @i, counted in @t; its time in
- * us from the call to the return in *@us and its kernel part in *@kus.
- * True if it found the card registered there.
+ * us from the call to the return in *@us, its kernel part in *@kus and
+ * the READs it took in *@reads. True if it found the card registered
+ * there.
  */
 static bool lookup_one(struct krc_vq *vq, unsigned int i, struct tally *t,
-		       double *us, double *kus)
+		       double *us, double *kus, unsigned int *reads)
 {
-	struct krcore_lookup lk;
+	struct krcore_lookup lk = {};
 	char addr[32];
 	double t0;
 	int ret;
@@ -82,6 +85,7 @@ static bool lookup_one(struct krc_vq *vq, unsigned int i, struct tally *t,
 	ret = krc_lookup(vq, addr, KRCORE_LOOKUP_F_NOCACHE, &lk);
 	*us = now_us() - t0;
 	*kus = lk.elapsed_ns / 1e3;
+	*reads = lk.reads;
 	t->lookups++;
 	if (ret < 0) {
 		if (t->errors++ < ERRS_SHOWN)
@@ -108,9 +112,9 @@ static bool lookup_one(struct krc_vq *vq, unsigned int i, struct tally *t,
 }
 
 static bool lookup_random(struct krc_vq *vq, unsigned int n, struct tally *t,
-			  double *us, double *kus)
+			  double *us, double *kus, unsigned int *reads)
 {
-	return lookup_one(vq, (unsigned int)random() % n, t, us, kus);
+	return lookup_one(vq, (unsigned int)random() % n, t, us, kus, reads);
 }
 
 /* The occupancy, N as a share of META_CARDS, as an x value: "1", "50". */
@@ -150,14 +154,15 @@ static int run_lat(unsigned int n, unsigned int count)
 {
 	double *lat = calloc(count, sizeof(double));
 	double *klat = calloc(count, sizeof(double));
-	unsigned int k, ok = 0, slots, peers;
+	unsigned int *nreads = calloc(count, sizeof(unsigned int));
+	unsigned int k, ok = 0, slots, peers, rd;
 	struct tally w = {}, t = {};
 	char x[16], occ[24];
 	struct krc_vq *vq;
 	double us, kus;
 	int ret = 0;
 
-	if (!lat || !klat) {
+	if (!lat || !klat || !nreads) {
 		fprintf(stderr, "meta_bench: out of memory\n");
 		ret = 1;
 		goto out;
@@ -168,11 +173,12 @@ static int run_lat(unsigned int n, unsigned int count)
 		goto out;
 	}
 	for (k = 0; k < WARMUP; k++)
-		lookup_random(vq, n, &w, &us, &kus);
+		lookup_random(vq, n, &w, &us, &kus, &rd);
 	for (k = 0; k < count; k++) {
-		if (!lookup_random(vq, n, &t, &us, &kus))
+		if (!lookup_random(vq, n, &t, &us, &kus, &rd))
 			continue;
 		lat[ok] = us;
+		nreads[ok] = rd;
 		klat[ok++] = kus;
 	}
 	node_info(vq, &slots, &peers);
@@ -183,8 +189,13 @@ static int run_lat(unsigned int n, unsigned int count)
 	occupancy(n, x, sizeof(x));
 	bench_figure("meta_lat", "us", "occupancy_pct",
 		     "MetaServer lookup latency (uncached, one process) vs table occupancy (% of 100000 cards)");
-	for (k = 0; !ret && k < ok; k++)
+	bench_figure("meta_reads", "reads", "occupancy_pct",
+		     "MetaServer READs per lookup (uncached, one process) vs table occupancy (% of 100000 cards)");
+	for (k = 0; !ret && k < ok; k++) {
 		bench_sample("meta_lat", "krcore_lookup", x, lat[k]);
+		bench_sample("meta_lat", "krcore_lookup_kernel", x, klat[k]);
+		bench_sample("meta_reads", "krcore_lookup", x, nreads[k]);
+	}
 
 	header(n, slots, "lookup latency");
 	qsort(lat, ok, sizeof(double), cmp_d);
@@ -203,6 +214,7 @@ static int run_lat(unsigned int n, unsigned int count)
 out:
 	free(lat);
 	free(klat);
+	free(nreads);
 	return ret;
 }
 
@@ -244,6 +256,7 @@ static int rate_round(unsigned int n, double secs, int procs, double *rate,
 			struct krc_vq *vq = NULL;
 			struct tally warm = {};
 			double us, kus, stop;
+			unsigned int rd;
 			bool ok;
 
 			srandom(seed ^ (unsigned int)getpid());
@@ -252,14 +265,16 @@ static int rate_round(unsigned int n, double secs, int procs, double *rate,
 				fprintf(stderr, "meta_bench: %s\n",
 					krc_errmsg());
 			else
-				ok = lookup_random(vq, n, &warm, &us, &kus);
+				ok = lookup_random(vq, n, &warm, &us, &kus,
+						   &rd);
 			shm[i].t.errors = warm.errors;
 			shm[i].t.wrong = warm.wrong;
 			if (bench_gate_child(&gate))
 				_exit(1);
 			stop = now_us() + secs * 1e6;
 			while (ok && now_us() < stop)
-				lookup_random(vq, n, &shm[i].t, &us, &kus);
+				lookup_random(vq, n, &shm[i].t, &us, &kus,
+					      &rd);
 			shm[i].end = now_us();
 			krc_vq_close(vq);
 			_exit(ok ? 0 : 1);

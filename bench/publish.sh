@@ -4,9 +4,14 @@
 # The results of the last make bench, published under docs/: the PNGs,
 # summary.txt and results.json of RESULTS_DIR are copied to DOC_DIR and
 # DOC_DIR/README.md is written from summary.txt: one section per figure
-# with its table, its ratios and its plot, then the first-contact
-# breakdown, the full mesh and the state table as the run printed them.
-# Nothing in it is typed by hand: rerun make bench, then this.
+# with its table, its ratios and its plot, then the programs' own outputs
+# as the run printed them: connect_bench's (connection setup with the
+# first contact's path and the kernel's part, the connection rate),
+# meta_bench's (lookups per occupancy: READs per lookup, 1/2/more, the
+# kernel's part, lookups per second), the first-contact breakdown, the
+# full mesh and the state table. Nothing in it is typed by hand: rerun
+# make bench, then this. README.md and docs/*.md quote no number of
+# these; they link here.
 #
 #   sh bench/publish.sh [RESULTS_DIR [DOC_DIR [DEMO_DIR]]]
 #
@@ -33,7 +38,8 @@ cp "$res/summary.txt" "$res/results.json" "$doc/" || exit 1
 for f in "$res"/*.png; do
 	[ -e "$f" ] && cp "$f" "$doc/"
 done
-for f in first_contact.out mesh.out state_table.txt qp_cost.out perftest.out; do
+for f in connect_bench.out connect_rate.out meta_bench.out first_contact.out \
+	mesh.out state_table.txt qp_cost.out perftest.out; do
 	[ -s "$res/$f" ] && cp "$res/$f" "$doc/"
 done
 
@@ -77,6 +83,9 @@ ratios flatter krcore here: rxe makes every user-space verbs post a
 system call, which a hardware NIC does not, while a krcore post is one on
 both. Targets (from the issues) are printed beside the ratios they judge;
 [docs/benchmarks.md](../benchmarks.md) says what each figure measures.
+After the figures come the programs' own outputs as the run printed
+them (connect_bench, meta_bench, first contact, the full mesh, the state
+table).
 
 EOF
 	echo "## Every ratio with a target"
@@ -122,9 +131,13 @@ EOF
 		flush()
 	}
 	' "$res/summary.txt"
-	for f in first_contact.out mesh.out state_table.txt; do
+	for f in connect_bench.out connect_rate.out meta_bench.out \
+		first_contact.out mesh.out state_table.txt; do
 		[ -s "$res/$f" ] || continue
 		case $f in
+		connect_bench.out) t="Connection setup, as connect_bench printed it" ;;
+		connect_rate.out) t="Connection rate, as connect_bench rate printed it" ;;
+		meta_bench.out) t="MetaServer lookups, as meta_bench printed it" ;;
 		first_contact.out) t="First contact, as bench/first_contact.sh printed it" ;;
 		mesh.out) t="Full mesh, as bench/mesh.sh printed it" ;;
 		state_table.txt) t="QP state per node, as bench/state_table printed it" ;;
