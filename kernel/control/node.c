@@ -303,6 +303,7 @@ static void krc_node_teardown(struct krc_node *node)
 	krc_meta_stop(node);
 	krc_meta_host_stop(node);
 	krc_key_forget();
+	krc_dg_exit();
 	krc_peers_drop_all();
 	krc_node_exec_stop(node);
 	krc_spares_drain();

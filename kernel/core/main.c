@@ -289,10 +289,10 @@ module_param_named(fault_dg_replay_old, krc_fault_dg_replay_old, int, 0644);
 MODULE_PARM_DESC(fault_dg_replay_old,
 		 "Fault injection (responder): the next N times a node starts a new datagram stream, its previous stream's first datagram arrives again right after (0: never)");
 
-int krc_fault_dg_exec_defer;
-module_param_named(fault_dg_exec_defer, krc_fault_dg_exec_defer, int, 0644);
-MODULE_PARM_DESC(fault_dg_exec_defer,
-		 "Fault injection (responder): datagram requests posted on the executor QP run at the next softirq, not at once, as on a busy node (0: at once)");
+int krc_fault_dg_exec_delay_ms;
+module_param_named(fault_dg_exec_delay_ms, krc_fault_dg_exec_delay_ms, int, 0644);
+MODULE_PARM_DESC(fault_dg_exec_delay_ms,
+		 "Fault injection (responder): datagram requests reach the executor QP this long after they were taken, all at once, as with a slow RNIC (0: at once)");
 
 /* Testing: true once, when the countdown *@n goes from 1 to 0. */
 bool krc_fault_countdown(int *n)

@@ -1225,6 +1225,75 @@ static u32 krc_dg_access(u8 op)
 }
 
 /*
+ * Fault injection (fault_dg_exec_delay_ms): the executor as a slow RNIC
+ * would be, its requests posted only that long after they were taken,
+ * all at once. A post its queue has no room for fails the request
+ * (flushed: NOT_EXECUTED_OR_UNKNOWN), as it would on a node without the
+ * admission above.
+ */
+struct krc_dg_later {
+	struct list_head node;
+	struct krc_conn *exec;
+	struct krc_kop *kop;
+	union krc_ib_wr w;
+	struct ib_sge sge;
+};
+
+static LIST_HEAD(krc_dg_later_list);
+static DEFINE_SPINLOCK(krc_dg_later_lock);
+
+static void krc_dg_later_work_fn(struct work_struct *work)
+{
+	struct krc_dg_later *d, *tmp;
+	LIST_HEAD(todo);
+
+	spin_lock_bh(&krc_dg_later_lock);
+	list_splice_init(&krc_dg_later_list, &todo);
+	spin_unlock_bh(&krc_dg_later_lock);
+	list_for_each_entry_safe(d, tmp, &todo, node) {
+		d->w.send.sg_list = &d->sge;
+		if (krc_conn_post_kop(d->exec, d->kop, &d->w.send)) {
+			d->kop->status = IB_WC_WR_FLUSH_ERR;
+			d->kop->done_fn(d->kop);
+		}
+		krc_conn_put(d->exec);
+		krc_kop_put(d->kop);
+		kfree(d);
+	}
+	krc_send_now();
+}
+
+static DECLARE_DELAYED_WORK(krc_dg_later_work, krc_dg_later_work_fn);
+
+static int krc_dg_exec_later(struct krc_conn *exec, struct krc_kop *kop,
+			     const union krc_ib_wr *w, const struct ib_sge *sge)
+{
+	struct krc_dg_later *d = kzalloc(sizeof(*d), GFP_KERNEL);
+
+	if (!d)
+		return -ENOMEM;
+	kref_get(&exec->ref);
+	refcount_inc(&kop->ref);
+	d->exec = exec;
+	d->kop = kop;
+	d->w = *w;
+	d->sge = *sge;
+	spin_lock_bh(&krc_dg_later_lock);
+	list_add_tail(&d->node, &krc_dg_later_list);
+	spin_unlock_bh(&krc_dg_later_lock);
+	queue_delayed_work(krc_wq, &krc_dg_later_work,
+			   msecs_to_jiffies(READ_ONCE(krc_fault_dg_exec_delay_ms)));
+	return 0;
+}
+
+/* The node stops: what the fault held is posted (and flushed) now. */
+void krc_dg_exit(void)
+{
+	mod_delayed_work(krc_wq, &krc_dg_later_work, 0);
+	flush_delayed_work(&krc_dg_later_work);
+}
+
+/*
  * Execute request @h (slot @i, payload already in the slot) on the
  * executor QP. Returns 0 (it completes in krc_dg_exec_done) or the
  * status it completes with at once. Process context, rx->lock not held.
@@ -1308,7 +1377,10 @@ static u32 krc_dg_exec(struct krc_dg_rx *rx, u32 i, const struct krc_dg_hdr *h)
 	atomic_inc(&krc_dg_execs);
 	ib_dma_sync_single_for_device(krc_dg_ibdev(), data_dma, h->len,
 				      DMA_BIDIRECTIONAL);
-	ret = krc_conn_post_kop(exec, kop, &w.send);
+	if (READ_ONCE(krc_fault_dg_exec_delay_ms) > 0)
+		ret = krc_dg_exec_later(exec, kop, &w, &sge);
+	else
+		ret = krc_conn_post_kop(exec, kop, &w.send);
 	krc_conn_put(exec);
 	krc_kop_put(kop);
 	if (ret) {
@@ -1320,12 +1392,7 @@ static u32 krc_dg_exec(struct krc_dg_rx *rx, u32 i, const struct krc_dg_hdr *h)
 		return KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN;
 	}
 	krc_event(KRC_EV_DG_EXECUTED);
-	/*
-	 * Testing (fault_dg_exec_defer): leave it to the next softirq, as a
-	 * busy node would, so that the executor's queue fills up.
-	 */
-	if (!READ_ONCE(krc_fault_dg_exec_defer))
-		krc_send_now();
+	krc_send_now();
 	return 0;
 }
 

@@ -6,11 +6,15 @@
  *   dg_faa PEER INFO N FAIL_AT
  *
  * On a VQ to PEER (INFO: its dp_test serve buffer; the counter is 1 KiB
- * before its end, clear of dp_test's areas), one FAA +1 at a time, N of
- * them; before the FAIL_AT-th, this node's next datagram reply fails its
- * stream (fault_dg_fail_after=1, as a reloaded peer's STALE reply does):
- * that FAA executed but completes NOT_EXECUTED_OR_UNKNOWN, and the ones
- * after it go on a new stream. Then the counter is READ. Prints
+ * before its end, clear of dp_test's areas): first a READ whose reply
+ * fails this node's stream (fault_dg_fail_after=1, as a reloaded peer's
+ * STALE reply does), so that the first FAA is the first datagram of a new
+ * stream; then one FAA +1 at a time, N of them (the first returns the
+ * counter before them); before the FAIL_AT-th the stream is failed again
+ * the same way: that FAA executed but completes NOT_EXECUTED_OR_UNKNOWN,
+ * and the ones after it go on a third stream (where the peer, with
+ * fault_dg_replay_old, gets the first FAA's datagram once more). Then the
+ * counter is READ. Prints
  *   dg_faa: before=B after=A ok=K unknown=U other=O
  * The counter must have moved by exactly N: no FAA lost, none twice.
  */
@@ -57,7 +61,10 @@ int main(int argc, char **argv)
 	if (!(qc.path & KRCORE_PATH_DATAGRAM))
 		tp_die("dg_faa: not on the datagram path");
 	buf = tp_reg(vq, 4096, KRCORE_ACCESS_LOCAL_WRITE, &mr);
-	before = read_counter(vq, buf, mr.lkey, raddr + COUNT_OFF, rkey);
+	/* A new stream: the READ's reply fails the one it went on. */
+	set_param("fault_dg_fail_after", "1");
+	krc_read_sync(vq, buf, mr.lkey, 8, raddr + COUNT_OFF, rkey, 60000);
+	before = ~0ULL;
 	for (i = 1; i <= n; i++) {
 		if (i == fail_at)
 			set_param("fault_dg_fail_after", "1");
@@ -67,6 +74,8 @@ int main(int argc, char **argv)
 		tp_push(vq, &wr, 1);
 		if (tp_pop(vq, &cqe, 1, 60000) != 1)
 			tp_die("dg_faa: FAA %u never completed", i);
+		if (i == 1 && cqe.status == KRCORE_WC_SUCCESS)
+			before = buf[1];
 		if (cqe.status == KRCORE_WC_SUCCESS)
 			ok++;
 		else if (cqe.status == KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN)

@@ -7,13 +7,16 @@
  *       a VQ bound to PORT and 64 KiB of zeros registered for remote
  *       write, "addr rkey" in INFO; for SECS seconds prints each message
  *       that arrives ("wimm_range: message imm=0xNNNN") and then
- *       "wimm_range: messages=N written=B" (B: bytes no longer zero)
+ *       "wimm_range: messages=N written=B head=H" (B: bytes no longer
+ *       zero; H: of them, in the first 16 KiB)
  *   wimm_range send PEER PORT INFO
  *       WRITE_IMM of 8 KiB of 0xab from 4 KiB before the served memory
- *       (imm 0x1234), then one inside it, at its start (imm 0x4321):
+ *       (imm 0x1234: its last 4 KiB would land in the first 16 KiB),
+ *       then one at 32 KiB into it (imm 0x4321):
  *       "wimm_range: straddling status=N inside status=M"
  * An RDMA responder refuses the first one whole (no byte written, no
- * immediate delivered): the server must see one message and 8 KiB.
+ * immediate delivered): the server must see one message, 8 KiB written,
+ * none of them in its first 16 KiB.
  */
 #include <sys/stat.h>
 
@@ -28,7 +31,7 @@ static int serve(unsigned int port, const char *info, unsigned int secs)
 	struct krc_msg msg;
 	struct krc_vq *vq;
 	struct krc_mr mr;
-	unsigned int n = 0, written = 0, i;
+	unsigned int n = 0, written = 0, head = 0, i;
 	uint64_t end;
 	uint8_t *buf;
 	FILE *f;
@@ -55,9 +58,12 @@ static int serve(unsigned int port, const char *info, unsigned int secs)
 			krc_qmsg_done(vq);
 		}
 	}
-	for (i = 0; i < SRV_LEN; i++)
+	for (i = 0; i < SRV_LEN; i++) {
 		written += buf[i] != 0;
-	printf("wimm_range: messages=%u written=%u\n", n, written);
+		head += i < 16384 && buf[i];
+	}
+	printf("wimm_range: messages=%u written=%u head=%u\n", n, written,
+	       head);
 	krc_vq_close(vq);
 	return 0;
 }
@@ -79,7 +85,8 @@ static int send_two(const char *peer, unsigned int port, const char *info)
 	memset(buf, 0xab, LEN);
 	for (k = 0; k < 2; k++) {
 		tp_wr(&wr, KRCORE_WR_WRITE_IMM, buf, mr.lkey, LEN,
-		      k ? raddr : raddr - 4096, rkey, k, KRCORE_WR_SIGNALED);
+		      k ? raddr + 32768 : raddr - 4096, rkey, k,
+		      KRCORE_WR_SIGNALED);
 		wr.imm_data = k ? 0x4321 : 0x1234;
 		tp_push(vq, &wr, 1);
 		if (tp_pop(vq, &cqe, 1, 60000) == 1)
