@@ -209,6 +209,32 @@ peer_conns() {
 		END { if (seen) print n + 0; else exit 1 }'
 }
 
+# probe ADDR: "krctl probe ADDR" (qconnect, then one READ of the peer's
+# card over the VQ's connection); its output (stderr too) in $probe_out,
+# printed, its exit status in $probe_rc. krctl prints the path line
+# before the READ, so a check of the path alone passes when the READ
+# fails: probe_ok checks the READ.
+probe() {
+	probe_out=$(krctl probe "$1" 2>&1)
+	probe_rc=$?
+	printf '%s\n' "$probe_out"
+}
+
+# probe_ok ADDR [PATTERN]: the last probe (of ADDR) READ ADDR's card:
+# exit 0, the path line first, then "probe: READ the peer's card in N ns"
+# (printed only once the READ completed and the card decoded), then that
+# card's "  addr=ADDR"; and the path line contains PATTERN (a fixed
+# string) if one is given.
+probe_ok() {
+	[ "${probe_rc:-1}" -eq 0 ] || return 1
+	printf '%s\n' "$probe_out" | awk -v a="  addr=$1" '
+		!p && /^path=/ { p = NR }
+		p && !r && /^probe: READ the peer.s card in [0-9]+ ns$/ { r = NR }
+		r && $0 == a { ok = 1 }
+		END { exit !(p && r && ok) }' || return 1
+	[ $# -lt 2 ] || printf '%s\n' "$probe_out" | grep '^path=' | head -n 1 | grep -qF -- "$2"
+}
+
 # now_ms: milliseconds since boot (busybox date has no %N).
 now_ms() {
 	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime

@@ -50,10 +50,9 @@ barrier a_done
 [ "$KRC_NODE" = 0 ] && param fault_ctrl_drop_type 2 && param fault_ctrl_drop_rx 1
 barrier b_ready
 if [ "$KRC_NODE" = 0 ]; then
-	out=$(krctl probe "$N2")
-	echo "$out"
-	check "B: connected although the REP was lost" \
-		'echo "$out" | grep -q "path=lookup+handshake reads=1 attempts=2"'
+	probe "$N2"
+	check "B: connected although the REP was lost, and READ over it" \
+		'probe_ok "$N2" "path=lookup+handshake reads=1 attempts=2"'
 fi
 barrier b_done
 [ "$KRC_NODE" = 0 ] && param hs_timeout_ms 100
@@ -100,9 +99,9 @@ barrier d_failed
 [ "$KRC_NODE" = 3 ] && param fault_ctrl_drop_rx 0
 barrier d_revived
 if [ "$KRC_NODE" = 1 ]; then
-	out=$(krctl probe "$N3")
-	echo "$out"
-	check "D: once the peer answers, it is reached" 'echo "$out" | grep -q "path=cached+handshake"'
+	probe "$N3"
+	check "D: once the peer answers, it is reached and READ" \
+		'probe_ok "$N3" "path=cached+handshake"'
 fi
 barrier d_done
 
@@ -121,17 +120,17 @@ if [ "$KRC_NODE" = 3 ]; then
 		'wait_for 5 "eq \"\$(counter ctrl_rx_bad)\" 60"'
 fi
 if [ "$KRC_NODE" = 0 ]; then
-	out=$(krctl probe "$N3")
-	check "E: node3 still connects after the garbage" 'echo "$out" | grep -q "handshake"'
+	probe "$N3"
+	check "E: node3 still connects after the garbage, READ over it" \
+		'probe_ok "$N3" "handshake"'
 fi
 barrier e_done
 [ "$KRC_NODE" = 2 ] && param fault_ctrl_reset 1
 barrier f_ready
 if [ "$KRC_NODE" = 3 ]; then
-	out=$(krctl probe "$N2")
-	echo "$out"
-	check "F: node2's control QP failed on our REQ, recovered, answered" \
-		'echo "$out" | grep -q "handshake"'
+	probe "$N2"
+	check "F: node2's control QP failed on our REQ, recovered, answered; READ over it" \
+		'probe_ok "$N2" "handshake"'
 fi
 barrier f_done
 if [ "$KRC_NODE" = 2 ]; then

@@ -8,7 +8,8 @@
 #   bytes in flight are capped per VQ;
 #   an unreadable request array mid-batch: EFAULT, with how many went;
 #   a deep queue of large READs is progress, not a dead peer;
-#   VQs closing while recovery moves them;
+#   VQs closing while recovery moves them (recovery ran: each break
+#   counted, recovered; open VQs moved and working, none disconnected);
 #   node0 vanishes (no goodbye): a probe times out without failing the
 #   shared connection; a deregistration waits for the READ in flight.
 . "$KRC_REPO/tests/cluster/lib.sh"
@@ -61,8 +62,30 @@ check "no watchdog timeout, no recovery during them" \
 	'eq "$(counter wr_timeouts)" "$to" && eq "$(counter recoveries)" "$rec"'
 param proc_max_bytes 4194304
 
-check "20 s of VQs closing while recovery moves them" \
-	'"$H" churn "$META" "$INFO" 20'
+brk=$(counter conn_breaks)
+rec=$(counter recoveries)
+cer=$(counter conn_errors)
+dis=$(counter vq_disconnected)
+out=$("$H" churn "$META" "$INFO" 20 2>&1)
+rc=$?
+echo "$out"
+check "20 s of VQs closing while recovery moves them" '[ $rc -eq 0 ]'
+# harden churn: "N breaks" (bad READs failed REMOTE_ACCESS, each the first
+# error of its connection) and "M VQs moved by recovery while open" (some
+# kept open, each to READ over its connection once the churn is over).
+breaks=$(echo "$out" | sed -n 's/^harden: churn: .* VQs connected, \([0-9]*\) breaks, .*/\1/p')
+moved=$(echo "$out" | sed -n 's/^harden: churn: .* \([0-9]*\) VQs moved by recovery while open.*/\1/p')
+d_brk=$(($(counter conn_breaks) - brk))
+d_rec=$(($(counter recoveries) - rec))
+d_cer=$(($(counter conn_errors) - cer))
+d_dis=$(($(counter vq_disconnected) - dis))
+log "churn: $breaks breaks, $moved VQs moved; conn_breaks +$d_brk recoveries +$d_rec conn_errors +$d_cer vq_disconnected +$d_dis"
+check "churn: the module counted every break (conn_breaks = $breaks), at least one" \
+	'ge "$breaks" 1 && eq "$d_brk" "$breaks"'
+check "churn: each broken connection failed and was recovered" \
+	'ge "$d_cer" "$breaks" && ge "$d_rec" "$breaks"'
+check "churn: recovery moved open VQs ($moved), none left disconnected" \
+	'ge "$moved" 1 && eq "$d_dis" 0'
 check "every VQ closed after the churn" \
 	'wait_for 30 "eq \"\$(counter vq_created)\" \"\$(counter vq_destroyed)\""'
 

@@ -48,7 +48,8 @@ else
 	fi
 	barrier members
 	if [ "$KRC_NODE" = 1 ]; then
-		check "pooled connection to node2" 'krctl probe "$TWO" >/dev/null'
+		probe "$TWO"
+		check "pooled connection to node2, READ over it" 'probe_ok "$TWO"'
 		check "node3's card cached (no connection)" 'krctl lookup "$THREE" >/dev/null'
 	fi
 	if [ "$KRC_NODE" = 2 ]; then
@@ -60,13 +61,12 @@ else
 	check "MetaServer seen down" \
 		'wait_for 10 "krctl status | grep -q \"metaserver: down\""'
 	if [ "$KRC_NODE" = 1 ]; then
-		out=$(krctl probe "$TWO")
-		echo "$out"
-		check "pooled peer still works" 'echo "$out" | grep -q "path=pooled"'
-		out=$(krctl probe "$THREE")
-		echo "$out"
-		check "cached peer reached by handshake, no MetaServer" \
-			'echo "$out" | grep -q "path=cached+handshake reads=0"'
+		probe "$TWO"
+		check "pooled peer still works: READ over the pooled connection" \
+			'probe_ok "$TWO" "path=pooled"'
+		probe "$THREE"
+		check "cached peer reached by handshake, no MetaServer, READ over it" \
+			'probe_ok "$THREE" "path=cached+handshake reads=0"'
 		mu0=$(counter meta_unreachable)
 		mr0=$(counter meta_reads)
 		t0=$(now_ms)

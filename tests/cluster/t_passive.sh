@@ -4,9 +4,12 @@
 # Recovery on both ends of shared connections (issue 8): processes on both
 # nodes keep READing from each other (4 processes each, 8 READs in flight
 # each) while, on both nodes at once, 3 processes break pooled connections
-# of the other with bad-rkey WRITE, FAA and CAS: every READ must complete
+# of the other with bad-rkey WRITE, FAA and CAS, each on a connection that
+# carries one of its node's steady VQs: every READ must complete
 # successfully (re-posted, never NOT_EXECUTED) and no VQ may stay in
-# RECOVERING. Then node1 breaks connections while node0 is idle: node0
+# RECOVERING; recovery must have run (each break counted, a recovery per
+# broken connection at least, requests re-posted, steady VQs moved, none
+# disconnected). Then node1 breaks connections while node0 is idle: node0
 # must notice its failed passive ends by itself (a QP event, or the
 # watchdog's QP state check), not at its next post.
 # `make test-passive-loop` runs it ten times in a row.
@@ -42,8 +45,23 @@ mkdir -p "$S"
 steady=$!
 check "4 steady processes running" \
 	'wait_for 120 "[ \$(ls $S | grep -c \"^ready\\.\") = 4 ]"'
-check "3 bad WRITE/FAA/CAS at once on the other node's connections" \
-	'"$KRC_TBIN/harden" breakers "$OTHER" "$PINFO" 3'
+# counts NAME...: the counters' values, one line (before/after a part).
+counts() {
+	for c in "$@"; do
+		printf '%s ' "$(counter "$c")"
+	done
+}
+CNT="conn_breaks recoveries wr_reposted wr_not_executed vq_disconnected"
+c0=$(counts $CNT)
+# Both nodes' breakers pick their connections before either fires.
+barrier steady_up
+out=$("$KRC_TBIN/harden" breakers "$OTHER" "$PINFO" 3 "$S" 2>&1)
+rc=$?
+echo "$out"
+check "3 bad WRITE/FAA/CAS at once on the other node's connections, beside steady VQs" \
+	'[ $rc -eq 0 ]'
+own=$(echo "$out" | sed -n 's/^harden: breakers: \([0-9]*\) own errors.*/\1/p')
+notex=$(echo "$out" | sed -n 's/.* own errors (REMOTE_ACCESS), \([0-9]*\) not executed.*/\1/p')
 # The steady processes go on through the recoveries (of both nodes), then
 # stop. dp_test steady fails on any error status (NOT_EXECUTED included),
 # data or order, and on EAGAIN for 10 s with nothing in flight (a VQ stuck
@@ -52,6 +70,25 @@ sleep 8
 touch "$S/stop"
 check "every READ and WRITE of the 4 steady processes succeeded, no VQ stuck" "wait $steady"
 cat "$KRC_RUN/steady.$KRC_NODE"
+# (breaks, recoveries, re-posts, not executed, disconnected) over the part
+set -- $c0
+d_brk=$(($(counter conn_breaks) - $1))
+d_rec=$(($(counter recoveries) - $2))
+d_rep=$(($(counter wr_reposted) - $3))
+d_nex=$(($(counter wr_not_executed) - $4))
+d_dis=$(($(counter vq_disconnected) - $5))
+moved=$(sed -n 's/^dp_test: steady .*recoveries=\([0-9]*\)$/\1/p' "$KRC_RUN/steady.$KRC_NODE" |
+	awk '{ n += $1 } END { print n + 0 }')
+log "breaks $d_brk, recoveries $d_rec, re-posted $d_rep, not executed $d_nex, disconnected $d_dis; steady VQ recoveries $moved"
+check "each connection our breakers broke counted once (conn_breaks = $own own errors)" \
+	'ge "$own" 1 && eq "$d_brk" "$own"'
+check "a recovery for each at least" 'ge "$d_rec" "$own"'
+check "the steady VQs beside them were moved (their rings count recoveries)" \
+	'ge "$moved" 1'
+check "requests in flight on them were re-posted" 'ge "$d_rep" 1'
+check "only our breakers' atomics completed NOT_EXECUTED ($notex)" \
+	'[ -n "$notex" ] && eq "$d_nex" "$notex"'
+check "no VQ disconnected" 'eq "$d_dis" 0'
 barrier steady_done
 # Node1 breaks connections while node0 posts nothing: node0 must notice
 # its failed passive ends by itself, within about a second.
@@ -73,8 +110,17 @@ if [ "$KRC_NODE" = 0 ]; then
 else
 	krctl connect "$OTHER" 8 >/dev/null
 	sleep 2
-	check "3 more bad requests while the other node is idle" \
-		'"$KRC_TBIN/harden" breakers "$OTHER" "$PINFO" 3'
+	c1=$(counts $CNT)
+	out=$("$KRC_TBIN/harden" breakers "$OTHER" "$PINFO" 3 2>&1)
+	rc=$?
+	echo "$out"
+	check "3 more bad requests while the other node is idle" '[ $rc -eq 0 ]'
+	own=$(echo "$out" | sed -n 's/^harden: breakers: \([0-9]*\) own errors.*/\1/p')
+	set -- $c1
+	d_brk=$(($(counter conn_breaks) - $1))
+	d_rec=$(($(counter recoveries) - $2))
+	check "... each broken connection counted once ($own), a recovery for each at least" \
+		'ge "$own" 1 && eq "$d_brk" "$own" && ge "$d_rec" "$own"'
 	barrier broken
 fi
 barrier idle_done

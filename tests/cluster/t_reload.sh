@@ -28,20 +28,19 @@ case "$KRC_NODE" in
 	barrier up
 	check "member loads" "krc_load meta_server=$META dg_policy=0"
 	barrier members
-	out=$(krctl probe "$TWO")
-	echo "$out"
-	inc1=$(echo "$out" | inc_of)
-	check "probe of node2 over a new connection" '[ -n "$inc1" ]'
+	probe "$TWO"
+	inc1=$(printf '%s\n' "$probe_out" | inc_of)
+	check "probe of node2 over a new connection: READ node2's card" \
+		'probe_ok "$TWO" && [ -n "$inc1" ]'
 	barrier probed1
 	barrier reloaded1
 	check "goodbye from node2 received" 'wait_for 5 "ge \"\$(counter goodbye_recv)\" 1"'
 	check "connections to node2's old incarnation dropped" \
 		'wait_for 5 "eq \"\$(peer_conns $TWO ready)\" 0"'
-	out=$(krctl probe "$TWO")
-	echo "$out"
-	inc2=$(echo "$out" | inc_of)
-	check "after the goodbye: a fresh lookup and handshake" \
-		'echo "$out" | grep -q "path=lookup+handshake"'
+	probe "$TWO"
+	inc2=$(printf '%s\n' "$probe_out" | inc_of)
+	check "after the goodbye: a fresh lookup and handshake, READ over it" \
+		'probe_ok "$TWO" "path=lookup+handshake"'
 	check "the probe reads the new incarnation" '[ -n "$inc2" ] && [ "$inc2" != "$inc1" ]'
 	barrier probed2
 	barrier reloaded2
@@ -57,20 +56,18 @@ case "$KRC_NODE" in
 	check "the failure made us verify the peer" \
 		'wait_for 10 "ge \"\$(counter peer_verified)\" 1"'
 	check "node2 seen with a new incarnation" 'ge "$(counter peer_reincarnated)" 1'
-	out=$(krctl probe "$TWO")
-	echo "$out"
-	inc3=$(echo "$out" | inc_of)
-	check "then the peer is reached again" \
-		'[ -n "$inc3" ] && [ "$inc3" != "$inc2" ] && [ "$inc3" != "$inc1" ]'
+	probe "$TWO"
+	inc3=$(printf '%s\n' "$probe_out" | inc_of)
+	check "then the peer is reached again: READ its new card" \
+		'probe_ok "$TWO" && [ -n "$inc3" ] && [ "$inc3" != "$inc2" ] && [ "$inc3" != "$inc1" ]'
 	barrier probed3
 	# A request naming the wrong incarnation: NAK, refresh, success.
 	krctl lookup "$META" >/dev/null
 	nak0=$(counter hs_nak_recv)
 	param fault_hs_bad_incarnation 1
-	out=$(krctl probe "$META")
-	echo "$out"
-	check "a stale handshake is refused, then succeeds with the card re-read" \
-		'echo "$out" | grep -q "path=cached+lookup+handshake" && eq "$(counter hs_nak_recv)" $((nak0 + 1))'
+	probe "$META"
+	check "a stale handshake is refused, then succeeds with the card re-read; READ over it" \
+		'probe_ok "$META" "path=cached+lookup+handshake" && eq "$(counter hs_nak_recv)" $((nak0 + 1))'
 	barrier done
 	;;
 2)

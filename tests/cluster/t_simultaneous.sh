@@ -27,10 +27,9 @@ param fault_ctrl_drop_rx 3
 # drops need.
 param hs_timeout_ms 1000
 barrier go
-out=$(krctl probe "$PEER")
-echo "$out"
-check "connect + probe succeeded (replies lost: card checked, request repeated)" \
-	'echo "$out" | grep -q "path=cached+lookup+handshake reads=1 attempts=4"'
+probe "$PEER"
+check "connect + probe's READ succeeded (replies lost: card checked, request repeated)" \
+	'probe_ok "$PEER" "path=cached+lookup+handshake reads=1 attempts=4"'
 check "the peer's request arrived while ours was pending" 'ge "$(counter hs_crossed)" 1'
 check "served the peer's request once, answered its repeats" \
 	'eq "$(counter hs_req_recv)" 4 && eq "$(counter hs_dup_req)" 3'

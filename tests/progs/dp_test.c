@@ -20,7 +20,8 @@
  *   dp_test steady ADDR INFO DIR PROCS REC
  *                                    PROCS processes of READs and WRITEs until
  *                                    DIR/stop: in order, data checked (WRITEs
- *                                    read back), DIR/ready.N once running;
+ *                                    read back), DIR/ready.N once running
+ *                                    (it holds the VQ's connection id);
  *                                    recoveries of each VQ: 0, 1+ or any
  *   dp_test inflight ADDR INFO DIR   keep READs in flight until killed
  *                                    (DIR/inflight.ready once they are)
@@ -208,6 +209,23 @@ static void touch(const char *dir, const char *name)
 	f = fopen(p, "w");
 	if (f)
 		fclose(f);
+}
+
+/* @dir/@name, holding @conn_id (the pooled connection a VQ got). */
+static void put_conn(const char *dir, const char *name, uint32_t conn_id)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	if (!f) {
+		FAIL("cannot write %s: %s", p, strerror(errno));
+		return;
+	}
+	fprintf(f, "%u\n", conn_id);
+	if (fclose(f))
+		FAIL("cannot write %s: %s", p, strerror(errno));
 }
 
 /* The kernel's copy of a VQ ring header field, read through a mapping. */
@@ -819,8 +837,10 @@ static uint32_t steady_roff(int me, uint64_t id)
 /*
  * READs (data checked) and WRITEs (data read back at the end) with 8 in
  * flight until g_dir/stop exists; every completion must come in order
- * (wr_id), succeed, and name its opcode. Touches g_dir/ready.<me> once 16
- * requests completed. Checks the VQ's recoveries count against g_rec.
+ * (wr_id), succeed, and name its opcode. Writes g_dir/ready.<me> once 16
+ * requests completed: the id of the pooled connection the VQ got
+ * (harden breakers aims at those). Checks the VQ's recoveries count
+ * against g_rec.
  */
 static int steady_worker(const char *addr, const struct remote *r, int me,
 			 int unused)
@@ -929,7 +949,7 @@ static int steady_worker(const char *addr, const struct remote *r, int me,
 		}
 		if (!ready && next_done >= 16) {
 			snprintf(name, sizeof(name), "ready.%d", me);
-			touch(g_dir, name);
+			put_conn(g_dir, name, qc.conn_id);
 			ready = 1;
 		}
 	}

@@ -31,13 +31,25 @@
  *                                  vanishes; deregistration returns only
  *                                  after the READ completed
  *   harden probe PEER DIR          probe a peer that vanished: ETIMEDOUT
- *   harden breakers PEER INFO N    N processes post a bad-rkey WRITE, FAA
- *                                  or CAS at the same moment
+ *   harden breakers PEER INFO N [DIR]
+ *                                  N processes post a bad-rkey WRITE, FAA
+ *                                  or CAS at the same moment; with DIR,
+ *                                  each on a pooled connection that one of
+ *                                  the connection ids in DIR/ready.* names
+ *                                  (dp_test steady's); prints how many saw
+ *                                  their own error, NOT_EXECUTED, FLUSHED
  *   harden memcg SELF N DIR        N connected VQs held open (their kernel
  *                                  memory is charged to the caller's cgroup)
  *   harden churn ADDR INFO SECS    VQs connect and close in a loop while
- *                                  another process breaks the connection
+ *                                  another process breaks the connection;
+ *                                  prints the breaks (its bad READs that
+ *                                  failed with REMOTE_ACCESS) and the VQs
+ *                                  recovery moved while they were open
+ *                                  (ring recoveries > 0; some kept open,
+ *                                  then a probe READ over the connection
+ *                                  recovery gave them must succeed)
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -977,24 +989,90 @@ static int do_probe(const char *peer, const char *dir)
 	return failures ? 1 : 0;
 }
 
-/* churn: VQs close while recovery moves them. */
+/* The kernel's count of recoveries of @vq's connection (its ring). */
+static long long ring_recoveries(struct krc_vq *vq, uint32_t size)
+{
+	struct krcore_ring h;
+	void *m = mmap(NULL, size, PROT_READ, MAP_SHARED, krc_vq_fd(vq), 0);
+
+	if (m == MAP_FAILED)
+		return -1;
+	memcpy(&h, m, sizeof(h));
+	munmap(m, size);
+	return (long long)h.recoveries;
+}
+
+/* What the churn processes saw, in memory they share. */
+struct churn_counts {
+	long breaks;		/* bad READs failed REMOTE_ACCESS: connections broken */
+	long break_other;	/* ... that completed with anything else */
+	long opened;		/* VQs connected */
+	long moved;		/* VQs recovery moved while open */
+	long kept;		/* ... of them kept open, probed after the churn */
+	long moved_bad;		/* ... whose probe READ kept failing */
+	long last_err;		/* the last one's error */
+	long ring_bad;		/* rings that could not be mapped */
+};
+
+/*
+ * A VQ that recovery moved, once the churn is over: a probe READ over its
+ * connection, repeated while the connection it is on fails (recovery may
+ * still be moving it: those the breaker broke last), for up to 30 s.
+ * ENOTCONN: recovery left it disconnected.
+ */
+static int probe_moved(struct krc_vq *vq)
+{
+	uint64_t end = now_ms() + 30000;
+	struct krcore_probe pr;
+	int ret;
+
+	do {
+		ret = krc_probe(vq, &pr);
+		if (!ret || ret == -ENOTCONN)
+			return ret;
+		usleep(20000);
+	} while (now_ms() < end);
+	return ret;
+}
+
+/*
+ * churn: VQs close while recovery moves them. Process 0 breaks the
+ * connection it gets (a READ with a bad rkey); 1 and 2 connect and close
+ * at once; 3 and 4 hold each VQ a little, then close it, counting it as
+ * moved if its connection was recovered meanwhile; the first CHURN_KEEP
+ * moved ones stay open and, once the churn is over, must READ over the
+ * connection recovery gave them.
+ */
+#define CHURN_KEEP	8
 static int do_churn(const char *addr, const char *info, int secs)
 {
 	uint64_t end = now_ms() + (uint64_t)secs * 1000, raddr;
+	struct churn_counts *cc;
 	uint32_t rkey;
 	pid_t kids[5];
 	int i, st, bad = 0;
 
 	read_info(info, &raddr, &rkey);
+	cc = mmap(NULL, sizeof(*cc), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (cc == MAP_FAILED)
+		die("mmap");
+	memset(cc, 0, sizeof(*cc));
 	for (i = 0; i < 5; i++) {
 		kids[i] = fork();
 		if (kids[i])
 			continue;
+		struct krc_vq *kept[CHURN_KEEP];
+		int nkept = 0, j, ret;
+
+		srand((unsigned int)getpid());
 		while (now_ms() < end) {
 			struct krcore_qconnect qc;
 			struct krcore_wr w;
 			struct krc_mr mr;
 			struct krc_vq *vq;
+			uint32_t s = 0;
+			long long rec;
 			char *buf = NULL;
 
 			if (krc_vq_open(&vq))
@@ -1003,6 +1081,7 @@ static int do_churn(const char *addr, const char *info, int secs)
 				krc_vq_close(vq);
 				continue;
 			}
+			__atomic_fetch_add(&cc->opened, 1, __ATOMIC_RELAXED);
 			if (i == 0) {
 				/* The breaker: a bad rkey now and then. */
 				buf = alloc_buf(4096);
@@ -1010,12 +1089,43 @@ static int do_churn(const char *addr, const char *info, int secs)
 						KRCORE_ACCESS_LOCAL_WRITE, &mr)) {
 					fill_rw(&w, KRCORE_WR_READ, buf, 8, mr.lkey,
 						raddr, rkey ^ 0x777700, 1);
-					if (krc_qpush(vq, &w, 1) == 1)
-						reap(vq, 1, NULL);
+					if (krc_qpush(vq, &w, 1) == 1) {
+						reap(vq, 1, &s);
+						__atomic_fetch_add(s == KRCORE_WC_REM_ACCESS_ERR ?
+								   &cc->breaks :
+								   &cc->break_other,
+								   1, __ATOMIC_RELAXED);
+					}
 				}
-				munmap(buf, 4096);
+				munmap(buf, MR_LEN(4096));
+			} else if (i >= 3) {
+				/* Held 10-40 ms: recovery may move it meanwhile. */
+				usleep(10000 + (rand() % 30) * 1000);
+				rec = ring_recoveries(vq, qc.ring_size);
+				if (rec < 0) {
+					__atomic_fetch_add(&cc->ring_bad, 1,
+							   __ATOMIC_RELAXED);
+				} else if (rec > 0) {
+					__atomic_fetch_add(&cc->moved, 1,
+							   __ATOMIC_RELAXED);
+					if (nkept < CHURN_KEEP) {
+						kept[nkept++] = vq;
+						continue;
+					}
+				}
 			}
 			krc_vq_close(vq);
+		}
+		for (j = 0; j < nkept; j++) {
+			__atomic_fetch_add(&cc->kept, 1, __ATOMIC_RELAXED);
+			ret = probe_moved(kept[j]);
+			if (ret) {
+				__atomic_fetch_add(&cc->moved_bad, 1,
+						   __ATOMIC_RELAXED);
+				__atomic_store_n(&cc->last_err, ret,
+						 __ATOMIC_RELAXED);
+			}
+			krc_vq_close(kept[j]);
 		}
 		_exit(0);
 	}
@@ -1024,38 +1134,129 @@ static int do_churn(const char *addr, const char *info, int secs)
 		if (!WIFEXITED(st) || WEXITSTATUS(st))
 			bad++;
 	}
+	printf("harden: churn: %ld VQs connected, %ld breaks, %ld other, ",
+	       cc->opened, cc->breaks, cc->break_other);
+	printf("%ld VQs moved by recovery while open, %ld kept: %ld unusable after\n",
+	       cc->moved, cc->kept, cc->moved_bad);
 	if (bad)
 		FAIL("%d churn processes did not exit cleanly", bad);
-	else
-		OK("%d s of connect/close beside repeated recoveries", secs);
+	if (cc->ring_bad)
+		FAIL("%ld completion rings could not be mapped", cc->ring_bad);
+	if (!cc->breaks)
+		FAIL("no bad READ broke a connection");
+	if (cc->break_other)
+		FAIL("%ld bad READs did not fail with REMOTE_ACCESS", cc->break_other);
+	if (!cc->moved || !cc->kept)
+		FAIL("no open VQ was moved by a recovery");
+	if (cc->moved_bad)
+		FAIL("%ld of %ld moved VQs could not READ after the churn (%s)",
+		     cc->moved_bad, cc->kept, strerror((int)-cc->last_err));
+	if (!failures)
+		OK("%d s of connect/close beside %ld recoveries: %ld VQs moved, every one working",
+		   secs, cc->breaks, cc->moved);
+	munmap(cc, sizeof(*cc));
 	return failures ? 1 : 0;
+}
+
+/* The connection ids in @dir/ready.* (dp_test steady's); how many. */
+static int read_conn_ids(const char *dir, uint32_t *ids, int max)
+{
+	struct dirent *de;
+	char p[512];
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		unsigned int id;
+		FILE *f;
+
+		if (strncmp(de->d_name, "ready.", 6))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		f = fopen(p, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%u", &id) == 1 && id)
+			ids[n++] = id;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * A VQ connected to @peer on one of the @n connections @ids (any if @n is
+ * 0): VQs are opened (and held: the pool gives each new one its least
+ * loaded connection) until one lands on such a connection.
+ */
+#define BREAKER_TRIES	32
+
+static struct krc_vq *open_on(const char *peer, const uint32_t *ids, int n)
+{
+	struct krc_vq *held[BREAKER_TRIES], *vq = NULL;
+	struct krcore_qconnect qc;
+	int t, j, nheld = 0;
+
+	for (t = 0; t < BREAKER_TRIES && !vq; t++) {
+		struct krc_vq *v = open_connected(peer, 0, &qc);
+
+		for (j = 0; j < n && qc.conn_id != ids[j]; j++)
+			;
+		if (!n || j < n)
+			vq = v;
+		else
+			held[nheld++] = v;
+	}
+	for (j = 0; j < nheld; j++)
+		krc_vq_close(held[j]);
+	return vq;
 }
 
 /*
  * breakers: N processes, each on its own VQ, post one request with a bad
  * rkey (a WRITE, an FAA, a CAS, ...) at the same moment: several pooled
- * connections of the peer fail within milliseconds, on both ends.
+ * connections of the peer fail within milliseconds, on both ends. With
+ * @dir, each on a connection that carries one of dp_test steady's VQs
+ * (the ids in @dir/ready.*), so that those VQs must be moved. Each
+ * process's exit status says what its request got.
  */
-static int do_breakers(const char *peer, const char *info, int n)
+#define BROKE_OWN	10	/* its own REMOTE_ACCESS error: it broke the QP */
+#define BROKE_NOT_EXEC	11	/* second on a QP: NOT_EXECUTED_OR_UNKNOWN */
+#define BROKE_FLUSHED	12	/* flushed (its VQ's earlier request failed) */
+
+static int do_breakers(const char *peer, const char *info, int n,
+		       const char *dir)
 {
 	static const uint8_t ops[] = {
 		KRCORE_WR_WRITE, KRCORE_WR_ATOMIC_FAA, KRCORE_WR_ATOMIC_CAS,
 	};
 	uint64_t raddr, at = now_ms() + 1500;
-	uint32_t rkey;
-	int i, st, bad = 0;
+	int i, st, bad = 0, own = 0, notex = 0, flushed = 0, nids = 0;
+	uint32_t rkey, ids[64];
 
 	read_info(info, &raddr, &rkey);
+	if (dir) {
+		nids = read_conn_ids(dir, ids, 64);
+		if (!nids) {
+			FAIL("no connection id in %s/ready.*", dir);
+			return 1;
+		}
+	}
 	for (i = 0; i < n; i++) {
 		if (fork())
 			continue;
 		{
 			struct krcore_wr w;
 			struct krc_mr mr;
-			struct krc_vq *vq = open_connected(peer, 0, NULL);
+			struct krc_vq *vq = open_on(peer, ids, nids);
 			uint32_t s2 = 0;
 			char *buf = alloc_buf(4096);
+			int k;
 
+			if (!vq)
+				_exit(5);
 			if (krc_reg_mr(vq, buf, 4096, KRCORE_ACCESS_LOCAL_WRITE,
 				       &mr))
 				_exit(2);
@@ -1063,24 +1264,44 @@ static int do_breakers(const char *peer, const char *info, int n)
 				raddr + 4096 * (i + 1), rkey ^ 0x3c3c00, i);
 			while (now_ms() < at)
 				usleep(200);
-			if (krc_qpush(vq, &w, 1) != 1)
+			/* EAGAIN while the other node's breaks are recovered. */
+			while ((k = krc_qpush(vq, &w, 1)) == -EAGAIN &&
+			       now_ms() < at + 10000)
+				usleep(1000);
+			if (k != 1)
 				_exit(3);
 			reap(vq, 1, &s2);
 			/* Its own error, or (second on a QP) not executed. */
-			_exit(s2 == KRCORE_WC_REM_ACCESS_ERR ||
-			      s2 == KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN ||
-			      s2 == KRCORE_WC_FLUSHED ? 0 : 4);
+			_exit(s2 == KRCORE_WC_REM_ACCESS_ERR ? BROKE_OWN :
+			      s2 == KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN ? BROKE_NOT_EXEC :
+			      s2 == KRCORE_WC_FLUSHED ? BROKE_FLUSHED : 4);
 		}
 	}
 	for (i = 0; i < n; i++) {
 		wait(&st);
-		if (!WIFEXITED(st) || WEXITSTATUS(st))
+		if (!WIFEXITED(st))
+			bad++;
+		else if (WEXITSTATUS(st) == BROKE_OWN)
+			own++;
+		else if (WEXITSTATUS(st) == BROKE_NOT_EXEC)
+			notex++;
+		else if (WEXITSTATUS(st) == BROKE_FLUSHED)
+			flushed++;
+		else if (WEXITSTATUS(st) == 5)
+			FAIL("a breaker found no VQ on a steady connection in %d tries",
+			     BREAKER_TRIES);
+		else
 			bad++;
 	}
+	printf("harden: breakers: %d own errors (REMOTE_ACCESS), %d not executed, %d flushed\n",
+	       own, notex, flushed);
 	if (bad)
 		FAIL("%d of %d breakers did not see their error", bad, n);
-	else
-		OK("%d bad requests at once on the peer's pooled connections", n);
+	else if (!own)
+		FAIL("none of %d breakers broke a connection", n);
+	else if (!failures)
+		OK("%d bad requests at once on the peer's pooled connections%s", n,
+		   dir ? ", each beside a steady VQ" : "");
 	return failures ? 1 : 0;
 }
 
@@ -1144,8 +1365,9 @@ int main(int argc, char **argv)
 		return do_drain(argv[2], argv[3], argv[4]);
 	if (!strcmp(m, "probe") && argc == 4)
 		return do_probe(argv[2], argv[3]);
-	if (!strcmp(m, "breakers") && argc == 5)
-		return do_breakers(argv[2], argv[3], atoi(argv[4]));
+	if (!strcmp(m, "breakers") && (argc == 5 || argc == 6))
+		return do_breakers(argv[2], argv[3], atoi(argv[4]),
+				   argc == 6 ? argv[5] : NULL);
 	if (!strcmp(m, "memcg") && argc == 5)
 		return do_memcg(argv[2], atoi(argv[3]), argv[4]);
 	if (!strcmp(m, "churn") && argc == 5)
