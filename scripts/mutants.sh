@@ -12,13 +12,14 @@
 #   Env:    optional VAR=VALUE words for tests/run.sh (opt-in tests)
 #
 # For each mutant: the tree as it is now (committed and uncommitted changes
-# of tracked files) is copied to build/mutants/NAME/src, the patch applied,
-# everything built, and the test run there on its own cluster. The mutant
-# is killed when the test fails and the expected check is among its
-# failures; it survives when the test passes; anything else (patch, build,
-# or the test failing elsewhere only) is inconclusive and counts as a
-# failure too. Ends with "N killed, N survived, N inconclusive" and exits
-# 0 only if every mutant was killed.
+# of tracked files, and the files git neither tracks nor ignores: new
+# sources of work in progress) is copied to build/mutants/NAME/src, the
+# patch applied, everything built, and the test run there on its own
+# cluster. The mutant is killed when the test fails and the expected check
+# is among its failures; it survives when the test passes; anything else
+# (patch, build, or the test failing elsewhere only) is inconclusive and
+# counts as a failure too. Ends with "N killed, N survived, N
+# inconclusive" and exits 0 only if every mutant was killed.
 #
 #   scripts/mutants.sh [NAME...]     (default: every tests/mutants/*.patch)
 #
@@ -77,6 +78,9 @@ for m in "$@"; do
 	rm -rf "$dir"
 	mkdir -p "$src"
 	git archive "$rev" | tar -x -C "$src"
+	# Files not tracked yet (tracked ones may already use them).
+	git ls-files -z --others --exclude-standard |
+		tar --null -T - -cf - | tar -xf - -C "$src"
 	# The guest's initramfs does not depend on the mutant: reuse it.
 	if ls build/cluster/initramfs-*.cpio >/dev/null 2>&1; then
 		mkdir -p "$src/build/cluster"

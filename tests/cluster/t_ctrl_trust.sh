@@ -6,8 +6,9 @@
 #   A. half-open connections are capped: with max_half_open_per_peer=0
 #      node1 refuses node2's handshake (NAK EBUSY), counted;
 #   B. node2's process sends node1 REQs, GOODBYEs and REPs (guessed
-#      request ids) that carry node0's card: dropped as spoofed (they do
-#      not come from the QP their card names);
+#      request ids) that carry node0's card, then node2's own card (its
+#      control QP) from a QP of its own: dropped as spoofed (they do not
+#      come from the GID, or the QP, their card names);
 #   C. it sends REQs and GOODBYEs carrying a card of node2 that names its
 #      own QP: the source checks pass, but a process holds no cluster key:
 #      without the control MAC every one is dropped before the handshake
@@ -61,6 +62,7 @@ if [ "$KRC_NODE" = 1 ]; then
 	put inc0 "$(card_field "$N0" incarnation)"
 	put qpn0 "$(card_field "$N0" ud_qpn)"
 	put inc2 "$(card_field "$N2" incarnation)"
+	put qpn2 "$(card_field "$N2" ud_qpn)"
 	before0="$(card_field "$N0" ud_qpn) $(card_field "$N0" incarnation)"
 	before2="$(card_field "$N2" ud_qpn) $(card_field "$N2" incarnation)"
 	peers=$(krctl status | sed -n 's/.*peers \([0-9]*\),.*/\1/p')
@@ -80,6 +82,8 @@ if [ "$KRC_NODE" = 2 ]; then
 	G="$KRC_TBIN/ud_garbage rxe0 $gidx $N1 $Q $K"
 	check "B: 30 messages with node0's card sent" \
 		"$G 30 as $N0 $(get qpn0 1) $(get inc0 1) | grep -q 'sent 30 of 30'"
+	check "B: 20 messages with node2's own card (its control QP) sent from a process's QP" \
+		"$G 20 as $N2 $(get qpn2 1) $(get inc2 1) | grep -q 'sent 20 of 20'"
 	check "C: 20 messages with a card of node2 naming a process's QP sent" \
 		"$G 20 self $N2 0 $(get inc2 1) | grep -q 'sent 20 of 20'"
 	check "D: 200 REQs from made-up nodes sent" \
@@ -95,7 +99,8 @@ if [ "$KRC_NODE" = 1 ]; then
 	st=$(($(counter hs_stray) - st0))
 	mac=$(($(counter ctrl_rx_bad_mac) - mac0))
 	log "received $rx: spoofed $sp, without the key's MAC $mac, unverified $un, stray $st"
-	check "B: the 30 messages with node0's card dropped as spoofed" 'ge "$sp" 30'
+	check "B: the 30 messages with node0's card and the 20 with node2's control QP dropped as spoofed" \
+		'ge "$sp" 50'
 	check "C: the 20 messages from a process's own QP dropped: no cluster key" 'eq "$mac" 20'
 	check "C: none reached the handshake, none cost a MetaServer READ" \
 		'eq "$un" 0 && eq "$st" 0 && eq "$(counter src_lookups)" "$lk0"'

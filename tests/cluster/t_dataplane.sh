@@ -4,7 +4,9 @@
 # The data plane between two nodes, node1's processes against a buffer a
 # process of node0 registered:
 #   READ/WRITE 8 B..1 MiB and atomics, data verified;
-#   16 processes with interleaved batches on one shared QP (pool_size=1);
+#   16 processes with interleaved batches on one shared QP (pool_size=1),
+#   every request completed by its own completion (no watchdog timeout,
+#   no recovery);
 #   a process posting every kind of garbage beside 8 running processes of
 #   READs and WRITEs (in order, data checked): no error, no recovery;
 #   four VQs posting far beyond their depth: VQ_FULL, then QP_FULL at the
@@ -34,8 +36,14 @@ else
 	check "module loads" "krc_load meta_server=$META dg_policy=0 pool_size=1"
 	check "READ/WRITE 8 B to 1 MiB and FAA/CAS, data verified" \
 		'"$DP" rw "$META" "$INFO"'
+	to0=$(counter wr_timeouts)
+	rec0=$(counter recoveries)
 	check "16 processes, interleaved batches, each gets its own completions" \
 		'"$DP" share "$META" "$INFO" 16 25'
+	# A completion taken for another request leaves its own request
+	# waiting for the watchdog, whose recovery re-posts it: none here.
+	check "16 processes: every request completed by its own completion (no watchdog timeout, no recovery)" \
+		'eq "$(counter wr_timeouts)" "$to0" && eq "$(counter recoveries)" "$rec0"'
 	check "all of them on one shared QP" \
 		'[ "$(peer_block "$META" | grep -c "conn .*: ready")" = 1 ]'
 

@@ -1149,6 +1149,39 @@ static void check_completions(struct dp *d)
 	      "differs");
 }
 
+/*
+ * "producer: written by the kernel": the kernel keeps its own index. A
+ * value the process writes there is overwritten by the next completion,
+ * which lands at the kernel's index (issue 24, ring geometry).
+ */
+static void check_producer_kernel(struct dp *d)
+{
+	struct krcore_ring *h = d->ring.hdr;
+	uint32_t next = d->ring.cons, lie = next + 1000, prod;
+	uint64_t end = now_ms() + 5000, id;
+	struct krcore_qpush res;
+	struct krcore_wr w;
+	int ret;
+
+	wr_rw(&w, KRCORE_WR_READ, d->buf, 8, d->mr.lkey, d->raddr, d->rkey,
+	      403);
+	__atomic_store_n(&h->producer, lie, __ATOMIC_RELEASE);
+	ret = qpush(d->fd, &w, 1, &res);
+	do {
+		prod = __atomic_load_n(&h->producer, __ATOMIC_ACQUIRE);
+	} while (ret == 1 && prod == lie && now_ms() < end && !usleep(1000));
+	id = d->ring.cqes[next & d->ring.mask].wr_id;
+	check(ret == 1 && prod == next + 1 && id == 403,
+	      "ring producer written by the kernel only: a value the process wrote there is not believed",
+	      "ret %d producer %u (wrote %u, expected %u), entry %u wr_id %llu",
+	      ret, prod, lie, next + 1, next & d->ring.mask,
+	      (unsigned long long)id);
+	/* Our index again, past the completion, whatever happened. */
+	__atomic_store_n(&h->producer, next + 1, __ATOMIC_RELEASE);
+	d->ring.cons = next + 1;
+	__atomic_store_n(&h->consumer, d->ring.cons, __ATOMIC_RELEASE);
+}
+
 /* The culprit of a remote access error: its statuses, then usable. */
 static void check_culprit(struct dp *d)
 {
@@ -1566,6 +1599,7 @@ static void do_main(const char *peer, const char *info, const char *self)
 	check_malformed(&d, peer);
 	check_qpush_writeback(&d);
 	check_completions(&d);
+	check_producer_kernel(&d);
 	check_qwait(&d);
 	check_poll(&d);
 	check_fork(&d);
