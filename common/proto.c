@@ -58,7 +58,7 @@
 #define KRC_STATUS_MAX	4095U		/* errno values are below 4096 */
 #define KRC_MT_MAX_NSLOTS	0x4000000U	/* 2^26 */
 
-void krc_msg_encode(const struct krc_msg *m, u8 buf[KRC_MSG_SIZE])
+void krc_msg_encode(const struct krc_ctrl_msg *m, u8 buf[KRC_MSG_SIZE])
 {
 	memset(buf, 0, KRC_MSG_SIZE);
 	krc_put_le32(buf + MSG_MAGIC, KRC_MSG_MAGIC);
@@ -94,7 +94,7 @@ static bool qpn_ok(u32 qpn)
 }
 
 /* The per-type rules of proto.h on a decoded message. */
-static int msg_check(const struct krc_msg *m)
+static int msg_check(const struct krc_ctrl_msg *m)
 {
 	switch (m->type) {
 	case KRC_MSG_CONNECT_REQ:
@@ -146,7 +146,7 @@ static bool msg_type_known(unsigned int type)
 	       (type >= KRC_MSG_META_REGISTER && type <= KRC_MSG_TYPE_MAX);
 }
 
-static int msg_decode(const u8 *buf, size_t len, struct krc_msg *m)
+static int msg_decode(const u8 *buf, size_t len, struct krc_ctrl_msg *m)
 {
 	int err;
 
@@ -185,7 +185,7 @@ static int msg_decode(const u8 *buf, size_t len, struct krc_msg *m)
 }
 
 /* On failure *m is all zero: nothing half-checked leaks to the caller. */
-int krc_msg_decode(const u8 *buf, size_t len, struct krc_msg *m)
+int krc_msg_decode(const u8 *buf, size_t len, struct krc_ctrl_msg *m)
 {
 	int err;
 
@@ -197,11 +197,11 @@ int krc_msg_decode(const u8 *buf, size_t len, struct krc_msg *m)
 }
 
 /* The MAC of @m's wire form with its MAC field zero. */
-static void msg_mac(const struct krc_msg *m, const u8 key[KRC_KEY_LEN],
+static void msg_mac(const struct krc_ctrl_msg *m, const u8 key[KRC_KEY_LEN],
 		    const struct krc_nonces *n, enum krc_mac_kind kind,
 		    u8 out[KRC_MAC_LEN])
 {
-	struct krc_msg tmp = *m;
+	struct krc_ctrl_msg tmp = *m;
 	u8 buf[KRC_MSG_SIZE];
 
 	memset(tmp.mac, 0, sizeof(tmp.mac));
@@ -209,13 +209,13 @@ static void msg_mac(const struct krc_msg *m, const u8 key[KRC_KEY_LEN],
 	krc_auth_mac(key, kind, n, buf, sizeof(buf), out);
 }
 
-void krc_msg_sign(struct krc_msg *m, const u8 key[KRC_KEY_LEN],
+void krc_msg_sign(struct krc_ctrl_msg *m, const u8 key[KRC_KEY_LEN],
 		  const struct krc_nonces *n, enum krc_mac_kind kind)
 {
 	msg_mac(m, key, n, kind, m->mac);
 }
 
-bool krc_msg_check_mac(const struct krc_msg *m, const u8 key[KRC_KEY_LEN],
+bool krc_msg_check_mac(const struct krc_ctrl_msg *m, const u8 key[KRC_KEY_LEN],
 		       const struct krc_nonces *n, enum krc_mac_kind kind)
 {
 	u8 mac[KRC_MAC_LEN];
@@ -226,11 +226,11 @@ bool krc_msg_check_mac(const struct krc_msg *m, const u8 key[KRC_KEY_LEN],
 	return krc_auth_equal(mac, m->mac, KRC_MAC_LEN);
 }
 
-static void msg_ctrl_mac(const struct krc_msg *m, const u8 key[KRC_KEY_LEN],
+static void msg_ctrl_mac(const struct krc_ctrl_msg *m, const u8 key[KRC_KEY_LEN],
 			 u8 out[KRC_CTRL_MAC_LEN])
 {
 	static const struct krc_nonces none;
-	struct krc_msg tmp = *m;
+	struct krc_ctrl_msg tmp = *m;
 	u8 buf[KRC_MSG_SIZE], mac[KRC_MAC_LEN];
 
 	memset(tmp.ctrl_mac, 0, sizeof(tmp.ctrl_mac));
@@ -239,12 +239,12 @@ static void msg_ctrl_mac(const struct krc_msg *m, const u8 key[KRC_KEY_LEN],
 	memcpy(out, mac, KRC_CTRL_MAC_LEN);
 }
 
-void krc_msg_ctrl_sign(struct krc_msg *m, const u8 key[KRC_KEY_LEN])
+void krc_msg_ctrl_sign(struct krc_ctrl_msg *m, const u8 key[KRC_KEY_LEN])
 {
 	msg_ctrl_mac(m, key, m->ctrl_mac);
 }
 
-bool krc_msg_ctrl_check(const struct krc_msg *m, const u8 key[KRC_KEY_LEN])
+bool krc_msg_ctrl_check(const struct krc_ctrl_msg *m, const u8 key[KRC_KEY_LEN])
 {
 	u8 mac[KRC_CTRL_MAC_LEN];
 

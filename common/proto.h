@@ -69,7 +69,7 @@ enum krc_msg_type {
 
 /* status of NAKs and replies: 0 or a positive errno value. */
 
-struct krc_msg {
+struct krc_ctrl_msg {
 	u8 type;			/* enum krc_msg_type */
 	u16 status;
 	u64 req_id;
@@ -87,7 +87,7 @@ struct krc_msg {
 };
 
 /* Encode @m into buf[KRC_MSG_SIZE]. */
-void krc_msg_encode(const struct krc_msg *m, u8 buf[KRC_MSG_SIZE]);
+void krc_msg_encode(const struct krc_ctrl_msg *m, u8 buf[KRC_MSG_SIZE]);
 
 /*
  * Decode and check a received message of @len bytes. Returns 0, or
@@ -98,7 +98,7 @@ void krc_msg_encode(const struct krc_msg *m, u8 buf[KRC_MSG_SIZE]);
  * RTU_ACK carry a peer_qpn (2 .. 2^24-1); NAK and META_REPLY statuses are
  * errno values below 4096; other types carry status 0.
  */
-int krc_msg_decode(const u8 *buf, size_t len, struct krc_msg *m);
+int krc_msg_decode(const u8 *buf, size_t len, struct krc_ctrl_msg *m);
 
 /* Is @type one of the MetaServer's (its bytes 80..111 are a MAC)? */
 bool krc_msg_is_meta(unsigned int type);
@@ -107,18 +107,18 @@ bool krc_msg_is_meta(unsigned int type);
  * Sign @m (a META_* message) for the connection of @n: m->mac becomes the
  * MAC of kind @kind over its wire form with the MAC field zero.
  */
-void krc_msg_sign(struct krc_msg *m, const u8 key[KRC_KEY_LEN],
+void krc_msg_sign(struct krc_ctrl_msg *m, const u8 key[KRC_KEY_LEN],
 		  const struct krc_nonces *n, enum krc_mac_kind kind);
 /* Does m->mac vouch for @m, of @kind, on the connection of @n? */
-bool krc_msg_check_mac(const struct krc_msg *m, const u8 key[KRC_KEY_LEN],
+bool krc_msg_check_mac(const struct krc_ctrl_msg *m, const u8 key[KRC_KEY_LEN],
 		       const struct krc_nonces *n, enum krc_mac_kind kind);
 
 /*
  * The control MAC of @m (any type but META_*) under the cluster @key:
  * sign sets m->ctrl_mac, check compares it (false for META_* types).
  */
-void krc_msg_ctrl_sign(struct krc_msg *m, const u8 key[KRC_KEY_LEN]);
-bool krc_msg_ctrl_check(const struct krc_msg *m, const u8 key[KRC_KEY_LEN]);
+void krc_msg_ctrl_sign(struct krc_ctrl_msg *m, const u8 key[KRC_KEY_LEN]);
+bool krc_msg_ctrl_check(const struct krc_ctrl_msg *m, const u8 key[KRC_KEY_LEN]);
 
 /* Name of a message type for logs ("?" if unknown). */
 const char *krc_msg_type_name(unsigned int type);

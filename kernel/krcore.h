@@ -125,7 +125,7 @@ void krc_msgbuf_free(struct ib_device *ibdev, struct krc_msgbuf *b);
 int krc_msgbuf_post_recv(struct ib_qp *qp, struct krc_msgbuf *b);
 void krc_msgbuf_sync(struct ib_qp *qp, struct krc_msgbuf *b);
 int krc_msgbuf_send(struct ib_qp *qp, struct krc_msgbuf *b,
-		    const struct krc_msg *msg);
+		    const struct krc_ctrl_msg *msg);
 
 /*
  * A process (an address space) using krcore: its memory registrations,
@@ -136,8 +136,8 @@ struct krc_proc {
 	struct kref ref;
 	struct mm_struct *mm;		/* the key (mmgrab'ed) */
 	struct mutex lock;		/* registrations */
-	struct xarray mrs;		/* lkey -> struct krc_mr */
-	struct xarray rkeys;		/* rkey -> struct krc_mr (remote access) */
+	struct xarray mrs;		/* lkey -> struct krc_umr */
+	struct xarray rkeys;		/* rkey -> struct krc_umr (remote access) */
 	atomic_t nvqs;			/* its open VQs (max_vqs_per_proc) */
 	/*
 	 * Its requests outstanding on every path, all its VQs together
@@ -154,7 +154,7 @@ struct krc_proc {
 	unsigned long throttled_until;	/* jiffies */
 };
 
-struct krc_mr {
+struct krc_umr {
 	struct krc_mr_view view;	/* what the request check sees */
 	struct ib_mr *ibmr;
 	struct krc_proc *proc;
@@ -179,7 +179,7 @@ struct krc_mr {
  */
 struct krc_sq_ent {
 	u64 cookie;			/* the hardware wr_id */
-	struct krc_vq *vq;
+	struct krc_vqueue *vq;
 	u16 slot;
 	u32 len;			/* bytes it moves (the watchdog's rate) */
 };
@@ -192,11 +192,11 @@ struct krc_slot {
 	u32 status;			/* its completion, once done */
 	u32 byte_len;
 	struct krcore_wr wr;		/* as posted: re-posted by recovery */
-	struct krc_mr *mrs[KRCORE_MAX_SGE];
+	struct krc_umr *mrs[KRCORE_MAX_SGE];
 	u32 len;			/* bytes it moves */
 	/* the datagram path (dgram.c), under the stream's lock */
 	struct list_head dg_node;	/* on its VQ's dg_queue, or failed */
-	struct krc_vq *dg_vq;
+	struct krc_vqueue *dg_vq;
 	u32 dg_off;			/* bytes already sent */
 	u32 dg_err;			/* the first failure: the request's status */
 	u32 dg_inflight;		/* its datagrams in the window */
@@ -251,7 +251,7 @@ struct krc_conn {
 	u32 sq_tail;
 	struct list_head vqs;		/* VQs bound to it */
 	bool failing;			/* QP in error: recovery owns it */
-	struct krc_vq *culprit;		/* whose request broke it */
+	struct krc_vqueue *culprit;		/* whose request broke it */
 	unsigned long progress;		/* jiffies: last completion (watchdog) */
 	u64 sq_bytes;			/* bytes of the posted VQ requests */
 	struct krc_sq_ent *rec;		/* entries waiting for recovery */
@@ -367,7 +367,7 @@ struct krc_push_scratch {
  * A virtual queue: one per open file of /dev/krcore. Its memory goes with
  * the last reference: the file's, or recovery's while it moves the VQ.
  */
-struct krc_vq {
+struct krc_vqueue {
 	struct kref ref;
 	struct mutex lock;		/* serialises the VQ's requests */
 	bool gone;			/* its device went away: ENODEV */
@@ -511,7 +511,7 @@ int krc_node_start(void);
 void krc_node_stop(void);
 void krc_node_device_removed(struct krc_device *dev);
 void krc_node_kick(void);	/* start the control plane when possible */
-void krc_node_info(struct krcore_node_info *info);
+void krc_node_fill_info(struct krcore_node_info *info);
 int krc_node_enter(void);	/* -ENODEV, or the gate held for reading */
 void krc_node_leave(void);
 struct krc_conn *krc_node_loopback_connect(void);
@@ -535,7 +535,7 @@ int krc_spares_count(void);
 int krc_conn_rtr_rts(struct krc_conn *conn, const struct krcore_card *peer,
 		     u32 remote_qpn, u32 remote_psn);
 void krc_conn_set_error(struct krc_conn *conn);
-struct krc_vq *krc_conn_first_vq(struct krc_conn *conn);
+struct krc_vqueue *krc_conn_first_vq(struct krc_conn *conn);
 void krc_conn_fail(struct krc_conn *conn);
 int krc_conn_post_kop(struct krc_conn *conn, struct krc_kop *kop,
 		      struct ib_send_wr *wr);
@@ -545,7 +545,7 @@ int krc_conn_read(struct krc_conn *conn, struct krc_kop *kop, u64 raddr,
 /* ctrl.c: the control UD QP */
 int krc_ctrl_start(struct krc_node *node);
 void krc_ctrl_stop(struct krc_node *node);
-int krc_ctrl_send(struct krc_peer *peer, const struct krc_msg *msg);
+int krc_ctrl_send(struct krc_peer *peer, const struct krc_ctrl_msg *msg);
 /* Post a datagram of the transport (dgram.c) on the control QP. */
 int krc_ctrl_post_ud(struct ib_ud_wr *wr);
 void krc_ctrl_ud_done(struct ib_cq *cq);
@@ -559,12 +559,12 @@ enum krc_dg_policy {
 };
 
 int krc_dg_open(struct krc_peer *peer);
-void krc_dg_vq_join(struct krc_vq *vq);
-void krc_dg_vq_leave(struct krc_vq *vq);
+void krc_dg_vq_join(struct krc_vqueue *vq);
+void krc_dg_vq_leave(struct krc_vqueue *vq);
 u32 krc_dg_vqs(struct krc_peer *peer);
 u64 krc_dg_requests(struct krc_peer *peer);
-int krc_dg_push(struct krc_vq *vq, const u16 *slots, int n, u32 *reason);
-void krc_dg_vq_abandon(struct krc_vq *vq);
+int krc_dg_push(struct krc_vqueue *vq, const u16 *slots, int n, u32 *reason);
+void krc_dg_vq_abandon(struct krc_vqueue *vq);
 void krc_dg_exit(void);
 void krc_dg_recv(const u8 gid[16], u32 src_qp, const u8 *buf, size_t len);
 void krc_dg_peer_stop(struct krc_peer *peer);
@@ -587,9 +587,9 @@ struct krc_hs_opts {
 
 int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 		   struct krc_conn **connp);
-void krc_hs_recv(const struct krc_msg *msg);
-bool krc_hs_recv_fast(const struct krc_msg *msg);
-void krc_hs_fill(struct krc_msg *msg, u8 type, u64 req_id);
+void krc_hs_recv(const struct krc_ctrl_msg *msg);
+bool krc_hs_recv_fast(const struct krc_ctrl_msg *msg);
+void krc_hs_fill(struct krc_ctrl_msg *msg, u8 type, u64 req_id);
 
 /*
  * The RC cap (evict.c): RC connections of this node to other nodes, made
@@ -605,8 +605,8 @@ void krc_rc_counted(struct krc_conn *conn);
 void krc_rc_uncount(struct krc_conn *conn);
 void krc_rc_evict_async(void);
 int krc_rc_evict_id(u32 id);
-void krc_rc_on_close_req(struct krc_peer *peer, const struct krc_msg *msg);
-void krc_rc_on_close_rep(struct krc_peer *peer, const struct krc_msg *msg);
+void krc_rc_on_close_req(struct krc_peer *peer, const struct krc_ctrl_msg *msg);
+void krc_rc_on_close_rep(struct krc_peer *peer, const struct krc_ctrl_msg *msg);
 void krc_rc_exit(void);
 void krc_hs_half_open_done(struct krc_conn *conn);
 void krc_hs_exit(void);
@@ -627,8 +627,8 @@ void krc_peer_suspect(struct krc_peer *peer);
 struct krc_conn *krc_peer_pick(struct krc_peer *peer);
 struct krc_conn *krc_peer_find_conn(struct krc_peer *peer, u32 qpn,
 				    u32 remote_qpn, u64 remote_incarnation);
-int krc_peer_info(u32 index, struct krcore_peer_info *info);
-int krc_peer_stats(u32 index, struct krcore_peer_stats *st);
+int krc_peer_fill_info(u32 index, struct krcore_peer_info *info);
+int krc_peer_fill_stats(u32 index, struct krcore_peer_stats *st);
 
 /*
  * rxe hands a kernel QP's posted send to a tasklet, which from process
@@ -696,31 +696,31 @@ void krc_proc_put(struct krc_proc *proc);
 int krc_mr_reg(struct krc_proc *proc, struct krcore_reg_mr *req);
 int krc_mr_dereg(struct krc_proc *proc, u32 lkey);
 const struct krc_mr_view *krc_mr_find(void *proc, u32 lkey);
-bool krc_mr_hold(struct krc_mr *mr);
-void krc_mr_put_inflight(struct krc_mr *mr);
+bool krc_mr_hold(struct krc_umr *mr);
+void krc_mr_put_inflight(struct krc_umr *mr);
 bool krc_mr_remote_ok(struct krc_proc *proc, u32 rkey, u64 addr, u64 len,
 		      u32 access);
 /* Any process's registration of @rkey covering the range, held, or NULL. */
-struct krc_mr *krc_mr_remote_get(u32 rkey, u64 addr, u64 len, u32 access);
-int krc_mr_copy_in(struct krc_mr *mr, u64 addr, const void *src, u32 len);
+struct krc_umr *krc_mr_remote_get(u32 rkey, u64 addr, u64 len, u32 access);
+int krc_mr_copy_in(struct krc_umr *mr, u64 addr, const void *src, u32 len);
 void krc_procs_disassociate(void);
 void krc_proc_note_break(struct krc_proc *proc);
 bool krc_proc_throttled(struct krc_proc *proc);
 void krc_proc_inflight_sub(struct krc_proc *proc, u32 wrs, u64 bytes);
 
 /* send.c: posting */
-int krc_vq_push(struct krc_vq *vq, const struct krcore_wr __user *uwrs,
+int krc_vq_push(struct krc_vqueue *vq, const struct krcore_wr __user *uwrs,
 		u32 count, struct krcore_qpush *res);
-int krc_post_one(struct krc_conn *conn, struct krc_vq *vq, u16 slot);
+int krc_post_one(struct krc_conn *conn, struct krc_vqueue *vq, u16 slot);
 
 /* complete.c: completions of VQ requests */
 void krc_dp_dispatch(struct krc_conn *conn, struct ib_wc *wc);
 void krc_dp_complete(struct krc_sq_ent *e, u32 status, u32 byte_len);
 void krc_dp_conn_gone(struct krc_conn *conn);
 bool krc_wc_is_process_fault(enum ib_wc_status st);
-int krc_vq_dp_init(struct krc_vq *vq);
-void krc_vq_dp_unmap(struct krc_vq *vq);
-void krc_vq_dp_free(struct krc_vq *vq);
+int krc_vq_dp_init(struct krc_vqueue *vq);
+void krc_vq_dp_unmap(struct krc_vqueue *vq);
+void krc_vq_dp_free(struct krc_vqueue *vq);
 
 /* recv.c: two-sided messages */
 struct krc_srq_buf {
@@ -740,9 +740,9 @@ void krc_recv_dispatch(struct krc_conn *conn, struct ib_wc *wc);
 void krc_recv_deliver_port(const u8 src_gid[16], u8 opcode,
 			   const struct krc_data_hdr *h, const void *data,
 			   u32 len);
-int krc_vq_bind_port(struct krc_vq *vq, u32 port, u32 *ring_size);
-void krc_vq_unbind_port(struct krc_vq *vq);
-void krc_vq_free_port(struct krc_vq *vq);
+int krc_vq_bind_port(struct krc_vqueue *vq, u32 port, u32 *ring_size);
+void krc_vq_unbind_port(struct krc_vqueue *vq);
+void krc_vq_free_port(struct krc_vqueue *vq);
 
 /* recovery.c */
 void krc_conn_fail_async(struct krc_conn *conn);
@@ -758,10 +758,10 @@ void krc_conn_untrack(struct krc_conn *conn);
 /* vq.c */
 int krc_chardev_init(void);
 void krc_chardev_exit(void);
-void krc_vq_get(struct krc_vq *vq);
-void krc_vq_put(struct krc_vq *vq);
-void krc_vq_closed_idle(struct krc_vq *vq);
-bool krc_vq_attach(struct krc_vq *vq, struct krc_conn *conn);
+void krc_vq_get(struct krc_vqueue *vq);
+void krc_vq_put(struct krc_vqueue *vq);
+void krc_vq_closed_idle(struct krc_vqueue *vq);
+bool krc_vq_attach(struct krc_vqueue *vq, struct krc_conn *conn);
 void krc_vqs_disassociate(void);
 void *krc_ring_alloc(size_t size);
 

@@ -330,13 +330,13 @@ bool krc_conn_usable(struct krc_conn *conn)
  * this way, then re-checks under the VQ's own lock that it is still
  * there: a VQ being closed leaves the list under the same locks.
  */
-struct krc_vq *krc_conn_first_vq(struct krc_conn *conn)
+struct krc_vqueue *krc_conn_first_vq(struct krc_conn *conn)
 {
 	unsigned long flags;
-	struct krc_vq *vq;
+	struct krc_vqueue *vq;
 
 	spin_lock_irqsave(&conn->lock, flags);
-	vq = list_first_entry_or_null(&conn->vqs, struct krc_vq, conn_node);
+	vq = list_first_entry_or_null(&conn->vqs, struct krc_vqueue, conn_node);
 	if (vq)
 		krc_vq_get(vq);
 	spin_unlock_irqrestore(&conn->lock, flags);
@@ -521,7 +521,7 @@ static void krc_rtu_work_fn(struct work_struct *work)
 {
 	struct krc_conn *conn = container_of(to_delayed_work(work),
 					     struct krc_conn, rtu_work);
-	struct krc_msg msg = {};
+	struct krc_ctrl_msg msg = {};
 
 	if (conn->rtu_acked || !conn->peer || READ_ONCE(conn->dead))
 		return;

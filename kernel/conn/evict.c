@@ -189,7 +189,7 @@ static int krc_rc_move_vqs(struct krc_conn *conn)
 {
 	struct krc_peer *peer = conn->peer;
 	unsigned long flags;
-	struct krc_vq *vq;
+	struct krc_vqueue *vq;
 	int ret = 0, moved = 0;
 
 	if (!atomic_read(&conn->nvqs))
@@ -276,7 +276,7 @@ static int krc_rc_close_handshake(struct krc_conn *conn,
 {
 	unsigned long rto = msecs_to_jiffies(krc_param_hs_timeout_ms);
 	struct krc_close *cl;
-	struct krc_msg req;
+	struct krc_ctrl_msg req;
 	int tries, ret = -ETIMEDOUT;
 	long left, wait;
 
@@ -472,10 +472,10 @@ void krc_rc_evict_async(void)
 	queue_work(krc_wq, &krc_rc_evict_work);
 }
 
-static void krc_rc_answer(struct krc_peer *peer, const struct krc_msg *req,
+static void krc_rc_answer(struct krc_peer *peer, const struct krc_ctrl_msg *req,
 			  int status)
 {
-	struct krc_msg rep;
+	struct krc_ctrl_msg rep;
 
 	krc_hs_fill(&rep, KRC_MSG_CLOSE_REP, req->req_id);
 	rep.status = status;
@@ -490,7 +490,7 @@ static void krc_rc_answer(struct krc_peer *peer, const struct krc_msg *req,
  * between its msg->qpn and our msg->peer_qpn. Control-plane context: a
  * VQ busy in a call makes the answer EBUSY rather than a wait.
  */
-void krc_rc_on_close_req(struct krc_peer *peer, const struct krc_msg *msg)
+void krc_rc_on_close_req(struct krc_peer *peer, const struct krc_ctrl_msg *msg)
 {
 	struct krc_conn *conn;
 	unsigned long flags;
@@ -536,7 +536,7 @@ void krc_rc_on_close_req(struct krc_peer *peer, const struct krc_msg *msg)
 }
 
 /* The answer to a close of ours (its sender's card checked). */
-void krc_rc_on_close_rep(struct krc_peer *peer, const struct krc_msg *msg)
+void krc_rc_on_close_rep(struct krc_peer *peer, const struct krc_ctrl_msg *msg)
 {
 	struct krc_close *cl;
 

@@ -518,7 +518,7 @@ static struct krc_peer *krc_peer_nth(u32 index)
 	return found;
 }
 
-int krc_peer_info(u32 index, struct krcore_peer_info *info)
+int krc_peer_fill_info(u32 index, struct krcore_peer_info *info)
 {
 	struct krc_peer *found = krc_peer_nth(index);
 	struct krc_conn *conn;
@@ -559,7 +559,7 @@ int krc_peer_info(u32 index, struct krcore_peer_info *info)
 	return 0;
 }
 
-int krc_peer_stats(u32 index, struct krcore_peer_stats *st)
+int krc_peer_fill_stats(u32 index, struct krcore_peer_stats *st)
 {
 	struct krc_peer *peer = krc_peer_nth(index);
 	u64 v[KRC_NR_PS];

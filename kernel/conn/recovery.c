@@ -137,11 +137,11 @@ static struct krc_conn *krc_retarget(struct krc_peer *peer,
 	return krc_recover_target(peer);
 }
 
-static void krc_recover_entry(struct krc_sq_ent *e, struct krc_vq *culprit,
+static void krc_recover_entry(struct krc_sq_ent *e, struct krc_vqueue *culprit,
 			      struct krc_peer *peer, struct krc_conn **target,
 			      int *tries, unsigned long deadline)
 {
-	struct krc_vq *vq = e->vq;
+	struct krc_vqueue *vq = e->vq;
 	u8 opcode = vq->slots[e->slot].wr.opcode;
 
 	if (vq->closing || vq == culprit ||
@@ -177,7 +177,7 @@ void krc_recover_work(struct work_struct *work)
 					     recover_work);
 	struct krc_peer *peer = conn->peer;
 	struct krc_conn *target;
-	struct krc_vq *vq;
+	struct krc_vqueue *vq;
 	unsigned long flags, deadline;
 	int tries = 0;
 	bool idle;

@@ -40,7 +40,7 @@ struct krc_ctrl_rxd {
 	bool has_src;			/* gid is the sender's (ctrl.c) */
 	bool dgram;			/* of the datagram transport */
 	u8 gid[16];
-	struct krc_msg msg;		/* else: decoded and checked */
+	struct krc_ctrl_msg msg;		/* else: decoded and checked */
 };
 
 struct krc_ctrl {
@@ -98,7 +98,7 @@ static int krc_ctrl_post_rx(struct krc_ctrl *ctrl, struct krc_msgbuf *b)
 }
 
 /* Fault injection for tests: drop received messages (of one type). */
-static bool krc_ctrl_fault_drop(const struct krc_msg *msg)
+static bool krc_ctrl_fault_drop(const struct krc_ctrl_msg *msg)
 {
 	int left = READ_ONCE(krc_fault_ctrl_drop_rx);
 	int type = READ_ONCE(krc_fault_ctrl_drop_type);
@@ -139,7 +139,7 @@ static void krc_ctrl_repost(struct krc_ctrl *ctrl, struct krc_msgbuf *b)
 }
 
 /* Does @msg carry the control MAC of the cluster key? Any context. */
-static bool krc_ctrl_authentic(const struct krc_msg *msg)
+static bool krc_ctrl_authentic(const struct krc_ctrl_msg *msg)
 {
 	const u8 *key = krc_key();
 
@@ -152,7 +152,7 @@ static bool krc_ctrl_authentic(const struct krc_msg *msg)
  */
 static int krc_ctrl_check(struct krc_msgbuf *b, struct krc_ctrl_rxd *rxd)
 {
-	struct krc_msg *msg = &rxd->msg;
+	struct krc_ctrl_msg *msg = &rxd->msg;
 	int ret = -EBADMSG;
 
 	/* A UD receive starts with the 40-byte GRH (or IPv4 header). */
@@ -297,11 +297,11 @@ static void krc_ctrl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
  * Send @msg to @peer's control QP. The peer's card must be valid.
  * Process context (the AH may have to be created).
  */
-int krc_ctrl_send(struct krc_peer *peer, const struct krc_msg *msg)
+int krc_ctrl_send(struct krc_peer *peer, const struct krc_ctrl_msg *msg)
 {
 	struct krc_ctrl *ctrl = krc_node.ctrl;
 	const u8 *key = krc_key();
-	struct krc_msg signed_msg;
+	struct krc_ctrl_msg signed_msg;
 	struct krc_msgbuf *b;
 	struct ib_sge sge;
 	struct ib_ud_wr wr = {};

@@ -36,14 +36,14 @@ struct krc_hs {
 	u32 qpn;			/* our QP */
 	struct completion done;
 	int status;			/* 0: reply holds the REP */
-	struct krc_msg reply;
+	struct krc_ctrl_msg reply;
 };
 
 static LIST_HEAD(krc_hs_pending);
 static DEFINE_SPINLOCK(krc_hs_lock);
 static atomic_t krc_hs_half_open = ATOMIC_INIT(0);	/* all peers */
 
-void krc_hs_fill(struct krc_msg *msg, u8 type, u64 req_id)
+void krc_hs_fill(struct krc_ctrl_msg *msg, u8 type, u64 req_id)
 {
 	memset(msg, 0, sizeof(*msg));
 	msg->type = type;
@@ -54,7 +54,7 @@ void krc_hs_fill(struct krc_msg *msg, u8 type, u64 req_id)
 	msg->probe_len = krc_node.page_mr ? KRCORE_CARD_SIZE : 0;
 }
 
-static void krc_conn_set_probe(struct krc_conn *conn, const struct krc_msg *msg)
+static void krc_conn_set_probe(struct krc_conn *conn, const struct krc_ctrl_msg *msg)
 {
 	conn->remote_incarnation = msg->card.incarnation;
 	conn->probe_addr = msg->probe_addr;
@@ -64,7 +64,7 @@ static void krc_conn_set_probe(struct krc_conn *conn, const struct krc_msg *msg)
 
 /* The REQ for @hs, naming the incarnation of @peer we know. */
 static void krc_hs_build_req(struct krc_hs *hs, struct krc_conn *conn,
-			     struct krc_msg *req)
+			     struct krc_ctrl_msg *req)
 {
 	krc_hs_fill(req, KRC_MSG_CONNECT_REQ, hs->req_id);
 	spin_lock(&hs->peer->lock);
@@ -123,7 +123,7 @@ int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 	long left;
 	u64 t = ktime_get_ns(), sent = 0;
 	struct krc_conn *conn;
-	struct krc_msg req;
+	struct krc_ctrl_msg req;
 	struct krc_hs *hs;
 
 	if (time_after_eq(jiffies, o->deadline))
@@ -212,7 +212,7 @@ int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 	} else if (hs->status) {
 		ret = hs->status;
 	} else {
-		const struct krc_msg *rep = &hs->reply;
+		const struct krc_ctrl_msg *rep = &hs->reply;
 
 		t = ktime_get_ns();
 		o->t_rtt = sent ? t - sent : 0;
@@ -247,7 +247,7 @@ int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 static void krc_hs_answer(struct krc_peer *to, u8 type, u64 req_id,
 			  struct krc_conn *conn, u32 peer_qpn, int status)
 {
-	struct krc_msg msg;
+	struct krc_ctrl_msg msg;
 
 	krc_hs_fill(&msg, type, req_id);
 	msg.status = status;
@@ -361,7 +361,7 @@ static bool krc_hs_pending_to(const u8 gid[16])
 	return found;
 }
 
-static void krc_hs_on_req(const struct krc_msg *msg)
+static void krc_hs_on_req(const struct krc_ctrl_msg *msg)
 {
 	u64 start = ktime_get_ns(), verify_ns = 0, qp_ns;
 	struct krc_peer *peer;
@@ -468,7 +468,7 @@ out:
 }
 
 /* Wake the handshake @msg answers; false if none waits for it. */
-static bool krc_hs_reply_match(const struct krc_msg *msg)
+static bool krc_hs_reply_match(const struct krc_ctrl_msg *msg)
 {
 	struct krc_hs *hs, *found = NULL;
 
@@ -493,7 +493,7 @@ static bool krc_hs_reply_match(const struct krc_msg *msg)
 	return found;
 }
 
-static void krc_hs_on_reply(const struct krc_msg *msg)
+static void krc_hs_on_reply(const struct krc_ctrl_msg *msg)
 {
 	struct krc_peer *peer;
 	struct krc_conn *conn;
@@ -525,7 +525,7 @@ static void krc_hs_on_reply(const struct krc_msg *msg)
 	krc_peer_put(peer);
 }
 
-static void krc_hs_on_rtu(const struct krc_msg *msg)
+static void krc_hs_on_rtu(const struct krc_ctrl_msg *msg)
 {
 	struct krc_peer *peer = krc_peer_get(msg->card.gid, false);
 	struct krc_conn *conn;
@@ -556,7 +556,7 @@ static void krc_hs_on_rtu(const struct krc_msg *msg)
 }
 
 /* CLOSE_REQ and CLOSE_REP (the RC cap, evict.c), from a known node. */
-static void krc_hs_on_close(const struct krc_msg *msg)
+static void krc_hs_on_close(const struct krc_ctrl_msg *msg)
 {
 	struct krc_peer *peer = krc_peer_get(msg->card.gid, false);
 
@@ -571,7 +571,7 @@ static void krc_hs_on_close(const struct krc_msg *msg)
 	krc_peer_put(peer);
 }
 
-static void krc_hs_on_goodbye(const struct krc_msg *msg)
+static void krc_hs_on_goodbye(const struct krc_ctrl_msg *msg)
 {
 	struct krc_peer *peer = krc_peer_get(msg->card.gid, false);
 
@@ -591,7 +591,7 @@ static void krc_hs_on_goodbye(const struct krc_msg *msg)
  * handshake under way wakes it at once, without the hop to process
  * context. False: krc_hs_recv() must see it.
  */
-bool krc_hs_recv_fast(const struct krc_msg *msg)
+bool krc_hs_recv_fast(const struct krc_ctrl_msg *msg)
 {
 	if ((msg->type != KRC_MSG_CONNECT_REP &&
 	     msg->type != KRC_MSG_CONNECT_NAK) || !READ_ONCE(krc_node.up) ||
@@ -603,7 +603,7 @@ bool krc_hs_recv_fast(const struct krc_msg *msg)
 }
 
 /* A decoded control message; process context, one at a time. */
-void krc_hs_recv(const struct krc_msg *msg)
+void krc_hs_recv(const struct krc_ctrl_msg *msg)
 {
 	if (!READ_ONCE(krc_node.up))
 		return;
@@ -636,7 +636,7 @@ void krc_hs_recv(const struct krc_msg *msg)
 void krc_hs_goodbye_all(void)
 {
 	struct krc_peer **peers = krc_peers_snapshot();
-	struct krc_msg msg;
+	struct krc_ctrl_msg msg;
 	int i;
 
 	if (!peers)

@@ -55,7 +55,7 @@ struct krc_mc_conn {
 	struct krc_msgbuf tx;
 	struct completion rpc_done;
 	u64 rpc_id;
-	struct krc_msg rpc_reply;
+	struct krc_ctrl_msg rpc_reply;
 };
 
 struct krc_meta_client {
@@ -169,7 +169,7 @@ static void krc_mc_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct krc_msgbuf *b = container_of(wc->wr_cqe, struct krc_msgbuf, cqe);
 	struct krc_mc_conn *mc = b->ctx;
-	struct krc_msg msg;
+	struct krc_ctrl_msg msg;
 
 	const u8 *key = krc_key();
 
@@ -394,8 +394,8 @@ static void krc_mc_conn_destroy(struct krc_mc_conn *mc)
 	krc_mc_conn_put(mc);
 }
 
-static int krc_mc_rpc(struct krc_mc_conn *mc, struct krc_msg *req,
-		      struct krc_msg *rep)
+static int krc_mc_rpc(struct krc_mc_conn *mc, struct krc_ctrl_msg *req,
+		      struct krc_ctrl_msg *rep)
 {
 	int ret;
 
@@ -436,7 +436,7 @@ static int krc_mc_rpc(struct krc_mc_conn *mc, struct krc_msg *req,
 /* Connect and register; on success the connection becomes current. */
 static int krc_mc_connect(void)
 {
-	struct krc_msg req = { .type = KRC_MSG_META_REGISTER }, rep;
+	struct krc_ctrl_msg req = { .type = KRC_MSG_META_REGISTER }, rep;
 	struct krc_mc_conn *mc;
 	int ret;
 
@@ -767,7 +767,7 @@ int krc_meta_start(struct krc_node *node)
 
 void krc_meta_stop(struct krc_node *node)
 {
-	struct krc_msg req = { .type = KRC_MSG_META_DEREGISTER }, rep;
+	struct krc_ctrl_msg req = { .type = KRC_MSG_META_DEREGISTER }, rep;
 	struct krc_mc_conn *mc;
 	struct krc_kop *kop;
 

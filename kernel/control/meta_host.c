@@ -335,7 +335,7 @@ static void krc_member_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 static void krc_member_reply(struct krc_meta_member *m, u64 req_id,
 			     int status, u32 slot)
 {
-	struct krc_msg rep = {
+	struct krc_ctrl_msg rep = {
 		.type = KRC_MSG_META_REPLY,
 		.req_id = req_id,
 		.card = krc_node.card,
@@ -389,7 +389,7 @@ static void krc_member_kick(struct krc_meta_member *m, const char *why)
  * (no key, wrong MAC) or -ENOSPC.
  */
 static int krc_member_check(struct krc_meta_member *m,
-			    const struct krc_msg *msg)
+			    const struct krc_ctrl_msg *msg)
 {
 	struct krc_meta_host *h = m->host;
 	const u8 *key = krc_key();
@@ -441,7 +441,7 @@ static void krc_member_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct krc_msgbuf *b = container_of(wc->wr_cqe, struct krc_msgbuf, cqe);
 	struct krc_meta_member *m = b->ctx;
-	struct krc_msg msg;
+	struct krc_ctrl_msg msg;
 	u32 slot = 0;
 	int ret;
 

@@ -428,7 +428,7 @@ void krc_node_device_removed(struct krc_device *dev)
 	mutex_unlock(&node->lock);
 }
 
-void krc_node_info(struct krcore_node_info *info)
+void krc_node_fill_info(struct krcore_node_info *info)
 {
 	struct krc_node *node = &krc_node;
 

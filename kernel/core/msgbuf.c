@@ -63,7 +63,7 @@ void krc_msgbuf_sync(struct ib_qp *qp, struct krc_msgbuf *b)
 
 /* SEND the encoded @msg from @b over the connected @qp. */
 int krc_msgbuf_send(struct ib_qp *qp, struct krc_msgbuf *b,
-		    const struct krc_msg *msg)
+		    const struct krc_ctrl_msg *msg)
 {
 	struct ib_sge sge = {
 		.addr = b->dma,

@@ -20,7 +20,7 @@
 #include "krcore.h"
 
 /* Write one completion into the ring of @vq. Caller holds vq->dlock. */
-static void krc_ring_write(struct krc_vq *vq, const struct krc_slot *s,
+static void krc_ring_write(struct krc_vqueue *vq, const struct krc_slot *s,
 			   u32 status, u32 byte_len)
 {
 	struct krcore_cqe *cqe = &vq->cqes[vq->prod & (vq->entries - 1)];
@@ -39,7 +39,7 @@ static void krc_ring_write(struct krc_vq *vq, const struct krc_slot *s,
 }
 
 /* Retire the slot at the head of @vq's order. Caller holds vq->dlock. */
-static void krc_slot_retire(struct krc_vq *vq, u16 slot)
+static void krc_slot_retire(struct krc_vqueue *vq, u16 slot)
 {
 	struct krc_slot *s = &vq->slots[slot];
 	int k;
@@ -68,7 +68,7 @@ static void krc_slot_retire(struct krc_vq *vq, u16 slot)
  */
 void krc_dp_complete(struct krc_sq_ent *e, u32 status, u32 byte_len)
 {
-	struct krc_vq *vq = e->vq;
+	struct krc_vqueue *vq = e->vq;
 	unsigned long flags;
 	struct krc_slot *s;
 	bool retired = false;
@@ -228,7 +228,7 @@ void krc_dp_conn_gone(struct krc_conn *conn)
 }
 
 /* The data plane of a VQ, made when it connects. */
-int krc_vq_dp_init(struct krc_vq *vq)
+int krc_vq_dp_init(struct krc_vqueue *vq)
 {
 	struct ib_device *ibdev = krc_node.dev->ibdev;
 	u32 depth = clamp_t(u32, krc_param_vq_depth, 1, 4096);
@@ -286,7 +286,7 @@ int krc_vq_dp_init(struct krc_vq *vq)
 }
 
 /* Let go of the device: the SEND headers' DMA mapping. */
-void krc_vq_dp_unmap(struct krc_vq *vq)
+void krc_vq_dp_unmap(struct krc_vqueue *vq)
 {
 	if (vq->dma_dev)
 		ib_dma_unmap_single(vq->dma_dev, vq->hdrs_dma,
@@ -294,7 +294,7 @@ void krc_vq_dp_unmap(struct krc_vq *vq)
 	vq->dma_dev = NULL;
 }
 
-void krc_vq_dp_free(struct krc_vq *vq)
+void krc_vq_dp_free(struct krc_vqueue *vq)
 {
 	krc_vq_dp_unmap(vq);
 	kfree(vq->hdrs);

@@ -53,7 +53,7 @@
 /* Requester: one outstanding datagram. */
 struct krc_dg_ent {
 	u64 cookie;			/* the VQ request's */
-	struct krc_vq *vq;
+	struct krc_vqueue *vq;
 	u16 slot;
 	u8 opcode;
 	bool last;			/* the request's last segment */
@@ -131,7 +131,7 @@ struct krc_dg_rent {
 	u32 mlen;
 	void *msg;			/* its data (kmalloc'ed, multi-segment) */
 	bool deliver;
-	struct krc_mr *mr;		/* held while executing */
+	struct krc_umr *mr;		/* held while executing */
 	bool last;			/* its request's last segment */
 };
 
@@ -354,7 +354,7 @@ static bool krc_dg_splittable(u8 op)
  * Send the next segment of request @s of @vq into the window (there is
  * room). True if it was the request's last. Caller holds tx->lock.
  */
-static bool krc_dg_send_segment(struct krc_dg_tx *tx, struct krc_vq *vq,
+static bool krc_dg_send_segment(struct krc_dg_tx *tx, struct krc_vqueue *vq,
 				struct krc_slot *s)
 {
 	u16 slot = s - vq->slots;
@@ -429,11 +429,11 @@ static void krc_dg_pump(struct krc_dg_tx *tx)
 	bool was_idle = tx->head == tx->tail;
 
 	while (tx->tail - tx->head < KRC_DG_W) {
-		struct krc_vq *vq;
+		struct krc_vqueue *vq;
 		struct krc_slot *s;
 		bool last;
 
-		vq = list_first_entry_or_null(&tx->active, struct krc_vq,
+		vq = list_first_entry_or_null(&tx->active, struct krc_vqueue,
 					      dg_active);
 		if (!vq)
 			break;
@@ -471,7 +471,7 @@ static void krc_dg_pump(struct krc_dg_tx *tx)
  * on the stream to its peer, behind what is already waiting. Returns how
  * many were taken (all, unless the stream is being reset: *reason).
  */
-int krc_dg_push(struct krc_vq *vq, const u16 *slots, int n, u32 *reason)
+int krc_dg_push(struct krc_vqueue *vq, const u16 *slots, int n, u32 *reason)
 {
 	struct krc_dg_tx *tx = vq->peer->dgtx;
 	unsigned long flags;
@@ -581,7 +581,7 @@ static void krc_dg_complete_failed(struct krc_dg_tx *tx)
 
 	for (;;) {
 		struct krc_sq_ent se = {};
-		struct krc_vq *vq;
+		struct krc_vqueue *vq;
 
 		spin_lock_irqsave(&tx->lock, flags);
 		s = list_first_entry_or_null(&tx->failed, struct krc_slot,
@@ -719,7 +719,7 @@ static void krc_dg_abandon(struct krc_dg_tx *tx, struct krc_slot *s,
 }
 
 /* Every queued request of @vq fails with @status. tx->lock held. */
-static void krc_dg_abandon_vq(struct krc_dg_tx *tx, struct krc_vq *vq,
+static void krc_dg_abandon_vq(struct krc_dg_tx *tx, struct krc_vqueue *vq,
 			      u32 status)
 {
 	struct krc_slot *slot, *tmp;
@@ -728,7 +728,7 @@ static void krc_dg_abandon_vq(struct krc_dg_tx *tx, struct krc_vq *vq,
 		krc_dg_abandon(tx, slot, status);
 	if (!list_empty(&vq->dg_active)) {
 		/* Its turn, if it had it, is over. */
-		if (list_first_entry(&tx->active, struct krc_vq, dg_active) ==
+		if (list_first_entry(&tx->active, struct krc_vqueue, dg_active) ==
 		    vq)
 			tx->turn = 0;
 		list_del_init(&vq->dg_active);
@@ -738,7 +738,7 @@ static void krc_dg_abandon_vq(struct krc_dg_tx *tx, struct krc_vq *vq,
 /* Every outstanding datagram of @tx fails with @status. tx->lock held. */
 static void krc_dg_fail_all(struct krc_dg_tx *tx, u32 status)
 {
-	struct krc_vq *vq, *tmp;
+	struct krc_vqueue *vq, *tmp;
 	u32 s;
 
 	list_for_each_entry_safe(vq, tmp, &tx->active, dg_active)
@@ -760,7 +760,7 @@ static void krc_dg_fail_all(struct krc_dg_tx *tx, u32 status)
  * what is in the window completes as it comes. Its lock held; any
  * context.
  */
-void krc_dg_vq_abandon(struct krc_vq *vq)
+void krc_dg_vq_abandon(struct krc_vqueue *vq)
 {
 	struct krc_dg_tx *tx = vq->peer ? READ_ONCE(vq->peer->dgtx) : NULL;
 	unsigned long flags;
@@ -995,14 +995,14 @@ nomem:
 }
 
 /* A VQ joins or leaves the datagram path of its peer. */
-void krc_dg_vq_join(struct krc_vq *vq)
+void krc_dg_vq_join(struct krc_vqueue *vq)
 {
 	atomic_inc(&vq->peer->dgtx->nvqs);
 	vq->dgram = true;
 	krc_event(KRC_EV_DG_VQS_JOINED);
 }
 
-void krc_dg_vq_leave(struct krc_vq *vq)
+void krc_dg_vq_leave(struct krc_vqueue *vq)
 {
 	if (!vq->dgram)
 		return;
@@ -1305,7 +1305,7 @@ static u32 krc_dg_exec(struct krc_dg_rx *rx, u32 i, const struct krc_dg_hdr *h)
 	union krc_ib_wr w = {};
 	struct krc_conn *exec;
 	struct krc_kop *kop;
-	struct krc_mr *mr;
+	struct krc_umr *mr;
 	struct ib_sge sge;
 	int ret;
 

@@ -72,7 +72,7 @@ struct krc_proc *krc_proc_get(struct mm_struct *mm)
 	return proc ? proc : ERR_PTR(-ENOMEM);
 }
 
-static void krc_mr_unpin(struct krc_mr *mr)
+static void krc_mr_unpin(struct krc_umr *mr)
 {
 	if (!mr->pages)
 		return;
@@ -82,7 +82,7 @@ static void krc_mr_unpin(struct krc_mr *mr)
 }
 
 /* Pin the pages of @mr's range (the caller's memory, current->mm). */
-static int krc_mr_pin(struct krc_mr *mr)
+static int krc_mr_pin(struct krc_umr *mr)
 {
 	u64 end = mr->view.addr + mr->view.length;
 	unsigned long n, done = 0;
@@ -117,7 +117,7 @@ static int krc_mr_pin(struct krc_mr *mr)
  * (any address space). 0, or -EFAULT if @mr has no pinned pages or the
  * range is not in it.
  */
-int krc_mr_copy_in(struct krc_mr *mr, u64 addr, const void *src, u32 len)
+int krc_mr_copy_in(struct krc_umr *mr, u64 addr, const void *src, u32 len)
 {
 	const struct krc_mr_view *v = &mr->view;
 	u64 off;
@@ -145,7 +145,7 @@ int krc_mr_copy_in(struct krc_mr *mr, u64 addr, const void *src, u32 len)
  * QPs flush them, and recovery completes or re-posts them (a re-posted
  * request keeps holding @mr).
  */
-static void krc_mr_fail_users(struct krc_mr *mr)
+static void krc_mr_fail_users(struct krc_umr *mr)
 {
 	krc_conns_fail_using(&mr->view);
 }
@@ -157,7 +157,7 @@ static void krc_mr_fail_users(struct krc_mr *mr)
  * those requests within the recovery's bound; if even then they do not
  * complete, the registration is leaked rather than freed.
  */
-static void krc_mr_destroy(struct krc_proc *proc, struct krc_mr *mr)
+static void krc_mr_destroy(struct krc_proc *proc, struct krc_umr *mr)
 {
 	if (!wait_event_timeout(krc_mr_wq, !atomic_read(&mr->inflight),
 				msecs_to_jiffies(krc_param_mr_drain_ms))) {
@@ -188,7 +188,7 @@ static void krc_proc_unhash(struct kref *ref)
 
 static void krc_proc_dereg_all(struct krc_proc *proc)
 {
-	struct krc_mr *mr;
+	struct krc_umr *mr;
 	unsigned long lkey;
 
 	mutex_lock(&proc->lock);
@@ -242,7 +242,7 @@ int krc_mr_reg(struct krc_proc *proc, struct krcore_reg_mr *req)
 	const u32 known = KRCORE_ACCESS_LOCAL_WRITE | KRCORE_ACCESS_REMOTE_READ |
 			  KRCORE_ACCESS_REMOTE_WRITE | KRCORE_ACCESS_REMOTE_ATOMIC;
 	struct krc_node *node = &krc_node;
-	struct krc_mr *mr;
+	struct krc_umr *mr;
 	int ret;
 
 	if (!req->length || req->access & ~known || req->reserved ||
@@ -303,7 +303,7 @@ int krc_mr_reg(struct krc_proc *proc, struct krcore_reg_mr *req)
 
 int krc_mr_dereg(struct krc_proc *proc, u32 lkey)
 {
-	struct krc_mr *mr;
+	struct krc_umr *mr;
 
 	mutex_lock(&proc->lock);
 	mr = xa_load(&proc->mrs, lkey);
@@ -330,13 +330,13 @@ int krc_mr_dereg(struct krc_proc *proc, u32 lkey)
 const struct krc_mr_view *krc_mr_find(void *arg, u32 lkey)
 {
 	struct krc_proc *proc = arg;
-	struct krc_mr *mr = xa_load(&proc->mrs, lkey);
+	struct krc_umr *mr = xa_load(&proc->mrs, lkey);
 
 	return mr && !READ_ONCE(mr->dying) ? &mr->view : NULL;
 }
 
 /* Count a request that uses @mr; false if it is being deregistered. */
-bool krc_mr_hold(struct krc_mr *mr)
+bool krc_mr_hold(struct krc_umr *mr)
 {
 	atomic_inc(&mr->inflight);
 	/* Pairs with krc_mr_dereg(): we see dying or it sees our count. */
@@ -352,7 +352,7 @@ bool krc_mr_hold(struct krc_mr *mr)
  * touched after the count: its deregistration may free it the moment it
  * sees zero. The waiter re-checks the count, so waking all is enough.
  */
-void krc_mr_put_inflight(struct krc_mr *mr)
+void krc_mr_put_inflight(struct krc_umr *mr)
 {
 	if (atomic_dec_and_test(&mr->inflight) && wq_has_sleeper(&krc_mr_wq))
 		wake_up_all(&krc_mr_wq);
@@ -368,7 +368,7 @@ void krc_mr_put_inflight(struct krc_mr *mr)
 bool krc_mr_remote_ok(struct krc_proc *proc, u32 rkey, u64 addr, u64 len,
 		      u32 access)
 {
-	struct krc_mr *mr = xa_load(&proc->rkeys, rkey);
+	struct krc_umr *mr = xa_load(&proc->rkeys, rkey);
 	const struct krc_mr_view *v;
 
 	if (!mr || READ_ONCE(mr->dying))
@@ -386,10 +386,10 @@ bool krc_mr_remote_ok(struct krc_proc *proc, u32 rkey, u64 addr, u64 len,
  * process of this node, with @access, covering [@addr, @addr + @len),
  * held (krc_mr_put_inflight() when done), or NULL. Any context.
  */
-struct krc_mr *krc_mr_remote_get(u32 rkey, u64 addr, u64 len, u32 access)
+struct krc_umr *krc_mr_remote_get(u32 rkey, u64 addr, u64 len, u32 access)
 {
 	const struct krc_mr_view *v;
-	struct krc_mr *mr;
+	struct krc_umr *mr;
 
 	rcu_read_lock();
 	mr = xa_load(&krc_rkeys, rkey);

@@ -113,7 +113,7 @@ void krc_recv_stop(struct krc_node *node)
  * vq->rdropped). Only the consumer index is read from the mapping, and
  * a lying consumer can only make the process lose its own messages.
  */
-static void krc_recv_deliver(struct krc_vq *vq, const u8 src_gid[16],
+static void krc_recv_deliver(struct krc_vqueue *vq, const u8 src_gid[16],
 			     u8 opcode, const struct krc_data_hdr *h,
 			     const void *data, u32 len)
 {
@@ -160,7 +160,7 @@ void krc_recv_dispatch(struct krc_conn *conn, struct ib_wc *wc)
 	struct krc_srq *s = krc_node.srq;
 	u32 i = krc_cookie_slot(wc->wr_id);
 	struct krc_data_hdr h = {};
-	struct krc_vq *vq;
+	struct krc_vqueue *vq;
 	const void *data = NULL;
 	u8 opcode;
 	u32 len;
@@ -209,7 +209,7 @@ void krc_recv_deliver_port(const u8 src_gid[16], u8 opcode,
 			   const struct krc_data_hdr *h, const void *data,
 			   u32 len)
 {
-	struct krc_vq *vq;
+	struct krc_vqueue *vq;
 
 	rcu_read_lock();
 	vq = xa_load(&krc_ports, h->dst_port);
@@ -221,7 +221,7 @@ void krc_recv_deliver_port(const u8 src_gid[16], u8 opcode,
 }
 
 /* Bind @port to @vq and make its receive ring. */
-int krc_vq_bind_port(struct krc_vq *vq, u32 port, u32 *ring_size)
+int krc_vq_bind_port(struct krc_vqueue *vq, u32 port, u32 *ring_size)
 {
 	size_t off = PAGE_SIZE, ent = KRC_RECV_SLOTS * sizeof(struct krcore_msg);
 	struct krcore_recv_ring *r;
@@ -274,7 +274,7 @@ int krc_vq_bind_port(struct krc_vq *vq, u32 port, u32 *ring_size)
 }
 
 /* Closing: no new message for @vq once this returns. */
-void krc_vq_unbind_port(struct krc_vq *vq)
+void krc_vq_unbind_port(struct krc_vqueue *vq)
 {
 	if (!vq->bound_port)
 		return;
@@ -284,7 +284,7 @@ void krc_vq_unbind_port(struct krc_vq *vq)
 	synchronize_rcu();	/* a delivery in flight is done */
 }
 
-void krc_vq_free_port(struct krc_vq *vq)
+void krc_vq_free_port(struct krc_vqueue *vq)
 {
 	vfree(vq->rring_mem);
 	vq->rring_mem = NULL;

@@ -22,7 +22,7 @@
 #include "krcore.h"
 
 /* The ib_send_wr of the request in @slot of @vq. */
-static void krc_build_wr(struct krc_vq *vq, u16 slot, union krc_ib_wr *w,
+static void krc_build_wr(struct krc_vqueue *vq, u16 slot, union krc_ib_wr *w,
 			 struct ib_sge *sge, bool hw_signal)
 {
 	const struct krcore_wr *u = &vq->slots[slot].wr;
@@ -100,7 +100,7 @@ static void krc_build_wr(struct krc_vq *vq, u16 slot, union krc_ib_wr *w,
 }
 
 /* Give back the slots of requests that were never posted. */
-static void krc_unreserve(struct krc_vq *vq, const u16 *slots, int n)
+static void krc_unreserve(struct krc_vqueue *vq, const u16 *slots, int n)
 {
 	unsigned long flags;
 	int i, k;
@@ -131,7 +131,7 @@ static void krc_unreserve(struct krc_vq *vq, const u16 *slots, int n)
  * Post the @n requests of @vq in @slots on @conn, signaling the last.
  * Returns how many were posted; *reason says why the rest were not.
  */
-static int krc_post_slots(struct krc_conn *conn, struct krc_vq *vq,
+static int krc_post_slots(struct krc_conn *conn, struct krc_vqueue *vq,
 			  const u16 *slots, int n, union krc_ib_wr *wrs,
 			  struct ib_sge (*sges)[KRC_MAX_HW_SGE], u32 *reason)
 {
@@ -201,7 +201,7 @@ static int krc_post_slots(struct krc_conn *conn, struct krc_vq *vq,
 }
 
 /* Re-post one request (recovery), signaled. */
-int krc_post_one(struct krc_conn *conn, struct krc_vq *vq, u16 slot)
+int krc_post_one(struct krc_conn *conn, struct krc_vqueue *vq, u16 slot)
 {
 	union krc_ib_wr wr;
 	struct ib_sge sge[1][KRC_MAX_HW_SGE];
@@ -256,7 +256,7 @@ static int krc_reserve_proc(struct krc_proc *proc, const u32 *lens, int n,
  * at most vq_max_bytes in flight (one longer request may go alone); then
  * its process's share (krc_reserve_proc()).
  */
-static int krc_reserve(struct krc_vq *vq, u32 sq_size,
+static int krc_reserve(struct krc_vqueue *vq, u32 sq_size,
 		       struct krc_push_scratch *sc, const u32 *lens, int n,
 		       u32 *reason)
 {
@@ -314,7 +314,7 @@ static int krc_reserve(struct krc_vq *vq, u32 sq_size,
 /* The check's lookups of one request, in SGE order, kept for holding. */
 struct krc_found {
 	struct krc_proc *proc;
-	struct krc_mr **mrs;
+	struct krc_umr **mrs;
 	int n;
 };
 
@@ -324,7 +324,7 @@ static const struct krc_mr_view *krc_find_keep(void *arg, u32 lkey)
 	const struct krc_mr_view *v = krc_mr_find(f->proc, lkey);
 
 	if (v && f->n < KRCORE_MAX_SGE)
-		f->mrs[f->n++] = container_of(v, struct krc_mr, view);
+		f->mrs[f->n++] = container_of(v, struct krc_umr, view);
 	return v;
 }
 
@@ -356,9 +356,9 @@ static bool krc_loopback_rkey_ok(struct krc_proc *proc,
 }
 
 /* Check the batch and hold the registrations it names; how many passed. */
-static int krc_check_batch(struct krc_vq *vq, struct krc_conn *conn,
+static int krc_check_batch(struct krc_vqueue *vq, struct krc_conn *conn,
 			   struct krc_push_scratch *sc, int n, u32 *reason,
-			   u32 *lens, struct krc_mr *(*mrs)[KRCORE_MAX_SGE])
+			   u32 *lens, struct krc_umr *(*mrs)[KRCORE_MAX_SGE])
 {
 	struct krc_found found = { .proc = vq->proc };
 	struct krc_check_ctx ctx = vq->check;
@@ -406,7 +406,7 @@ static int krc_check_batch(struct krc_vq *vq, struct krc_conn *conn,
  * moved the VQ to another connection. Returns it, or NULL if there is
  * none or it takes too long. Called and returns with vq->lock held.
  */
-static struct krc_conn *krc_vq_await_recovery(struct krc_vq *vq,
+static struct krc_conn *krc_vq_await_recovery(struct krc_vqueue *vq,
 					      struct krc_conn *conn)
 {
 	mutex_unlock(&vq->lock);
@@ -424,7 +424,7 @@ static struct krc_conn *krc_vq_await_recovery(struct krc_vq *vq,
  * and returns with vq->lock held (dropped while waiting). Returns
  * vq->conn.
  */
-static struct krc_conn *krc_vq_dg_switch(struct krc_vq *vq)
+static struct krc_conn *krc_vq_dg_switch(struct krc_vqueue *vq)
 {
 	unsigned long deadline = jiffies +
 				 msecs_to_jiffies(krc_param_connect_timeout_ms);
@@ -454,7 +454,7 @@ static struct krc_conn *krc_vq_dg_switch(struct krc_vq *vq)
 	return vq->conn;
 }
 
-static u32 krc_check_unconnected(struct krc_vq *vq,
+static u32 krc_check_unconnected(struct krc_vqueue *vq,
 				 const struct krcore_wr __user *uwr)
 {
 	struct krc_check_ctx ctx = {
@@ -475,10 +475,10 @@ static u32 krc_check_unconnected(struct krc_vq *vq,
 	return reason;
 }
 
-int krc_vq_push(struct krc_vq *vq, const struct krcore_wr __user *uwrs,
+int krc_vq_push(struct krc_vqueue *vq, const struct krcore_wr __user *uwrs,
 		u32 count, struct krcore_qpush *res)
 {
-	struct krc_mr *mrs[KRC_PUSH_BATCH][KRCORE_MAX_SGE];
+	struct krc_umr *mrs[KRC_PUSH_BATCH][KRCORE_MAX_SGE];
 	u32 lens[KRC_PUSH_BATCH];
 	struct krc_push_scratch *sc;
 	u32 done = 0, reason = 0;

@@ -27,20 +27,20 @@ static atomic_t krc_nvqs = ATOMIC_INIT(0);	/* open VQs of the node */
 static void krc_vq_free(struct kref *ref);
 static void krc_vq_close_work(struct work_struct *work);
 
-void krc_vq_get(struct krc_vq *vq)
+void krc_vq_get(struct krc_vqueue *vq)
 {
 	kref_get(&vq->ref);
 }
 
 /* Process context: the last put frees what the VQ owns. */
-void krc_vq_put(struct krc_vq *vq)
+void krc_vq_put(struct krc_vqueue *vq)
 {
 	kref_put(&vq->ref, krc_vq_free);
 }
 
 static int krc_vq_open(struct inode *inode, struct file *file)
 {
-	struct krc_vq *vq;
+	struct krc_vqueue *vq;
 	int ret;
 
 	if (atomic_inc_return(&krc_nvqs) > krc_param_max_vqs) {
@@ -94,7 +94,7 @@ err:
  * moves only the VQs it finds on a connection, so a VQ must never join
  * one whose recovery may have started. Takes a reference on @conn.
  */
-bool krc_vq_attach(struct krc_vq *vq, struct krc_conn *conn)
+bool krc_vq_attach(struct krc_vqueue *vq, struct krc_conn *conn)
 {
 	unsigned long flags;
 	bool ok;
@@ -112,7 +112,7 @@ bool krc_vq_attach(struct krc_vq *vq, struct krc_conn *conn)
 }
 
 /* Caller holds vq->lock (recovery moves VQs under it too). */
-static void krc_vq_unbind(struct krc_vq *vq)
+static void krc_vq_unbind(struct krc_vqueue *vq)
 {
 	struct krc_conn *conn = vq->conn;
 	unsigned long flags;
@@ -133,7 +133,7 @@ static void krc_vq_unbind(struct krc_vq *vq)
 
 static void krc_vq_free(struct kref *ref)
 {
-	struct krc_vq *vq = container_of(ref, struct krc_vq, ref);
+	struct krc_vqueue *vq = container_of(ref, struct krc_vqueue, ref);
 
 	krc_vq_free_port(vq);
 	krc_vq_dp_free(vq);
@@ -149,7 +149,7 @@ static void krc_vq_free(struct kref *ref)
  * once, if none was outstanding): off its connection or datagram path,
  * then freed with the file's reference. Process context.
  */
-static void krc_vq_close_finish(struct krc_vq *vq)
+static void krc_vq_close_finish(struct krc_vqueue *vq)
 {
 	xa_erase(&krc_vqs, vq->id);
 	mutex_lock(&vq->lock);
@@ -166,14 +166,14 @@ static void krc_vq_close_finish(struct krc_vq *vq)
 
 static void krc_vq_close_work(struct work_struct *work)
 {
-	krc_vq_close_finish(container_of(work, struct krc_vq, close_work));
+	krc_vq_close_finish(container_of(work, struct krc_vqueue, close_work));
 }
 
 /*
  * The last request of a closed VQ completed (complete.c, vq->dlock
  * held): the rest of the close, in process context.
  */
-void krc_vq_closed_idle(struct krc_vq *vq)
+void krc_vq_closed_idle(struct krc_vqueue *vq)
 {
 	vq->close_pending = false;
 	queue_work(krc_wq, &vq->close_work);
@@ -188,7 +188,7 @@ void krc_vq_closed_idle(struct krc_vq *vq)
  */
 static int krc_vq_release(struct inode *inode, struct file *file)
 {
-	struct krc_vq *vq = file->private_data;
+	struct krc_vqueue *vq = file->private_data;
 	bool idle;
 
 	/* Device removal does not run beside the release (krc_node_gate). */
@@ -220,7 +220,7 @@ static int krc_vq_release(struct inode *inode, struct file *file)
  */
 void krc_vqs_disassociate(void)
 {
-	struct krc_vq *vq;
+	struct krc_vqueue *vq;
 	unsigned long id;
 
 	xa_for_each(&krc_vqs, id, vq) {
@@ -264,7 +264,7 @@ static int krc_ring_map(struct vm_area_struct *vma, void *mem, size_t size)
  */
 static int krc_vq_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	struct krc_vq *vq = file->private_data;
+	struct krc_vqueue *vq = file->private_data;
 	unsigned long size = vma->vm_end - vma->vm_start;
 	void *mem;
 	int ret;
@@ -340,7 +340,7 @@ static long krc_ioc_node_info(void __user *uarg)
 {
 	struct krcore_node_info info;
 
-	krc_node_info(&info);
+	krc_node_fill_info(&info);
 	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
@@ -352,7 +352,7 @@ static long krc_ioc_peer_info(void __user *uarg)
 
 	if (get_user(index, (u32 __user *)uarg))
 		return -EFAULT;
-	ret = krc_peer_info(index, &info);
+	ret = krc_peer_fill_info(index, &info);
 	if (ret)
 		return ret;
 	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
@@ -377,7 +377,7 @@ static long krc_ioc_peer_stats(void __user *uarg)
 		return -EFAULT;
 	if (hdr[1])
 		return -EINVAL;
-	ret = krc_peer_stats(hdr[0], &st);
+	ret = krc_peer_fill_stats(hdr[0], &st);
 	if (ret)
 		return ret;
 	return copy_to_user(uarg, &st, sizeof(st)) ? -EFAULT : 0;
@@ -447,7 +447,7 @@ static int krc_qconnect_errno(int ret)
 static_assert(offsetof(struct krcore_qconnect, ring_size) == 120);
 static_assert(offsetof(struct krcore_qwait, messages) == 8);
 
-static long krc_ioc_qconnect(struct krc_vq *vq, void __user *uarg,
+static long krc_ioc_qconnect(struct krc_vqueue *vq, void __user *uarg,
 			     size_t usize)
 {
 	struct krcore_qconnect qc = {};
@@ -537,7 +537,7 @@ static long krc_ioc_qconnect(struct krc_vq *vq, void __user *uarg,
 	return ret;
 }
 
-static long krc_ioc_probe(struct krc_vq *vq, void __user *uarg)
+static long krc_ioc_probe(struct krc_vqueue *vq, void __user *uarg)
 {
 	struct krcore_probe pr = {};
 	struct krc_conn *conn;
@@ -582,7 +582,7 @@ out:
 	return ret;
 }
 
-static long krc_ioc_reg_mr(struct krc_vq *vq, void __user *uarg)
+static long krc_ioc_reg_mr(struct krc_vqueue *vq, void __user *uarg)
 {
 	struct krcore_reg_mr req;
 	int ret;
@@ -601,7 +601,7 @@ static long krc_ioc_reg_mr(struct krc_vq *vq, void __user *uarg)
 	return 0;
 }
 
-static long krc_ioc_dereg_mr(struct krc_vq *vq, void __user *uarg)
+static long krc_ioc_dereg_mr(struct krc_vqueue *vq, void __user *uarg)
 {
 	struct krcore_dereg_mr req;
 
@@ -628,7 +628,7 @@ static long krc_qpush_fail(void __user *uarg, long err)
 	return err;
 }
 
-static long krc_ioc_qpush(struct krc_vq *vq, void __user *uarg)
+static long krc_ioc_qpush(struct krc_vqueue *vq, void __user *uarg)
 {
 	struct krcore_qpush req;
 	long ret;
@@ -650,12 +650,12 @@ static long krc_ioc_qpush(struct krc_vq *vq, void __user *uarg)
 }
 
 /* Connected: on a pooled connection or on the datagram path. */
-static bool krc_vq_connected(struct krc_vq *vq)
+static bool krc_vq_connected(struct krc_vqueue *vq)
 {
 	return READ_ONCE(vq->conn) || READ_ONCE(vq->dgram);
 }
 
-static bool krc_vq_ready(struct krc_vq *vq, struct krcore_qwait *w)
+static bool krc_vq_ready(struct krc_vqueue *vq, struct krcore_qwait *w)
 {
 	struct krcore_recv_ring *r = vq->rring;
 
@@ -668,7 +668,7 @@ static bool krc_vq_ready(struct krc_vq *vq, struct krcore_qwait *w)
 	       (!r && !krc_vq_connected(vq));
 }
 
-static long krc_ioc_qwait(struct krc_vq *vq, void __user *uarg, size_t usize)
+static long krc_ioc_qwait(struct krc_vqueue *vq, void __user *uarg, size_t usize)
 {
 	struct krcore_qwait req = {};
 	long ret = 0;
@@ -702,7 +702,7 @@ static long krc_ioc_qwait(struct krc_vq *vq, void __user *uarg, size_t usize)
 	return ret;
 }
 
-static long krc_ioc_qbind(struct krc_vq *vq, void __user *uarg)
+static long krc_ioc_qbind(struct krc_vqueue *vq, void __user *uarg)
 {
 	struct krcore_qbind req;
 	int ret;
@@ -722,7 +722,7 @@ static long krc_ioc_qbind(struct krc_vq *vq, void __user *uarg)
  * waits for them, and they fail with ENODEV once it is gone (or once this
  * VQ lost it).
  */
-static int krc_vq_enter(struct krc_vq *vq)
+static int krc_vq_enter(struct krc_vqueue *vq)
 {
 	int ret = krc_node_enter();
 
@@ -733,7 +733,7 @@ static int krc_vq_enter(struct krc_vq *vq)
 	return ret;
 }
 
-static long krc_vq_ioctl_dev(struct krc_vq *vq, unsigned int cmd,
+static long krc_vq_ioctl_dev(struct krc_vqueue *vq, unsigned int cmd,
 			     void __user *uarg)
 {
 	switch (cmd) {
@@ -759,7 +759,7 @@ static long krc_vq_ioctl_dev(struct krc_vq *vq, unsigned int cmd,
 
 static long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	struct krc_vq *vq = file->private_data;
+	struct krc_vqueue *vq = file->private_data;
 	void __user *uarg = (void __user *)arg;
 	long ret;
 
@@ -822,7 +822,7 @@ static long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
  */
 static __poll_t krc_vq_poll(struct file *file, poll_table *wait)
 {
-	struct krc_vq *vq = file->private_data;
+	struct krc_vqueue *vq = file->private_data;
 	struct krcore_qwait w;
 	__poll_t mask = 0;
 

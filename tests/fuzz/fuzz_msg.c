@@ -54,7 +54,7 @@ static bool is_decode_err(int rc)
 	return rc == -EBADMSG || rc == -EPROTO || rc == -EINVAL;
 }
 
-static bool msg_equal(const struct krc_msg *a, const struct krc_msg *b)
+static bool msg_equal(const struct krc_ctrl_msg *a, const struct krc_ctrl_msg *b)
 {
 	return a->type == b->type && a->status == b->status &&
 	       a->req_id == b->req_id &&
@@ -88,12 +88,12 @@ static void same_card_bytes(const u8 *a, const u8 *b)
  * HMAC over its wire form (@out, re-encoded) with bytes 80..111 zero. No
  * other type carries a MAC.
  */
-static void fuzz_msg_mac(const struct krc_msg *m, const uint8_t *data,
+static void fuzz_msg_mac(const struct krc_ctrl_msg *m, const uint8_t *data,
 			 const u8 out[KRC_MSG_SIZE])
 {
 	struct krc_nonces n = fuzz_nonces();
 	u8 key[KRC_KEY_LEN], body[KRC_MSG_SIZE], mac[KRC_MAC_LEN];
-	struct krc_msg s;
+	struct krc_ctrl_msg s;
 	int kind;
 
 	fuzz_key(key);
@@ -125,13 +125,13 @@ static void fuzz_msg_mac(const struct krc_msg *m, const uint8_t *data,
  * re-encoded) with bytes 120..127 zero. A META_* message has none: its
  * bytes 120..127 are zero and nothing checks.
  */
-static void fuzz_msg_ctrl_mac(const struct krc_msg *m, const uint8_t *data,
+static void fuzz_msg_ctrl_mac(const struct krc_ctrl_msg *m, const uint8_t *data,
 			      const u8 out[KRC_MSG_SIZE])
 {
 	static const struct krc_nonces zero_nonces;
 	u8 key[KRC_KEY_LEN], body[KRC_MSG_SIZE], mac[KRC_MAC_LEN];
 	u8 signed_form[KRC_MSG_SIZE];
-	struct krc_msg s;
+	struct krc_ctrl_msg s;
 	bool ok;
 
 	fuzz_key(key);
@@ -168,7 +168,7 @@ static void fuzz_msg_ctrl_mac(const struct krc_msg *m, const uint8_t *data,
 static void fuzz_msg_ctrl_bytes(const uint8_t *data, size_t size, int rc)
 {
 	u8 buf[KRC_MSG_SIZE];
-	struct krc_msg m;
+	struct krc_ctrl_msg m;
 
 	if (size < KRC_MSG_SIZE || krc_msg_is_meta(data[5]))
 		return;
@@ -181,7 +181,7 @@ static void fuzz_msg_ctrl_bytes(const uint8_t *data, size_t size, int rc)
 
 static void fuzz_msg(const uint8_t *data, size_t size)
 {
-	struct krc_msg m, m2, zero;
+	struct krc_ctrl_msg m, m2, zero;
 	u8 out[KRC_MSG_SIZE];
 	int rc;
 

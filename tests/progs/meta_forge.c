@@ -690,7 +690,7 @@ struct nomac_result {
 static int nomac_drain(struct conn *c, struct nomac_result *r)
 {
 	struct ibv_wc wc[NRX + 1];
-	struct krc_msg m;
+	struct krc_ctrl_msg m;
 	int n, i;
 
 	while ((n = ibv_poll_cq(c->cq, NRX + 1, wc)) > 0) {
@@ -784,7 +784,7 @@ static int mode_nomac(const struct sockaddr_in *dst, unsigned int src_port)
 	const size_t len = (NRX + 1) * KRC_MSG_SIZE;
 	struct nomac_result r = { .after_ms = -1 };
 	struct krc_mt_desc desc;
-	struct krc_msg m, check;
+	struct krc_ctrl_msg m, check;
 	const char *what;
 	long long sent;
 	struct conn c;

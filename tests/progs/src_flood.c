@@ -204,7 +204,7 @@ static int source_init(struct flood *f, struct source *s,
 /* A CONNECT_REQ of source @s into @out; its length, 0 if it fails to decode. */
 static uint32_t make_req(struct flood *f, const struct source *s, uint8_t *out)
 {
-	struct krc_msg m, chk;
+	struct krc_ctrl_msg m, chk;
 	int ret;
 
 	memset(&m, 0, sizeof(m));

@@ -40,7 +40,7 @@
 /* A well-formed REQ, then one field broken per variant. */
 static size_t make_msg(uint8_t *buf, unsigned int i, unsigned int *seed)
 {
-	struct krc_msg m;
+	struct krc_ctrl_msg m;
 	size_t len = KRC_MSG_SIZE, k;
 
 	memset(&m, 0, sizeof(m));
@@ -92,7 +92,7 @@ static size_t make_lie(uint8_t *buf, unsigned int i, const char *kind,
 	static const uint8_t types[] = {
 		KRC_MSG_CONNECT_REQ, KRC_MSG_GOODBYE, KRC_MSG_CONNECT_REP,
 	};
-	struct krc_msg m;
+	struct krc_ctrl_msg m;
 
 	memset(&m, 0, sizeof(m));
 	m.card.card_version = KRCORE_CARD_VERSION;

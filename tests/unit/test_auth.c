@@ -469,9 +469,9 @@ static struct krcore_card sample_card(void)
 	return c;
 }
 
-static struct krc_msg sample_meta(u8 type)
+static struct krc_ctrl_msg sample_meta(u8 type)
 {
-	struct krc_msg m;
+	struct krc_ctrl_msg m;
 
 	memset(&m, 0, sizeof(m));
 	m.type = type;
@@ -492,7 +492,7 @@ static const u8 meta_types[] = {
 	KRC_MSG_META_REGISTER, KRC_MSG_META_DEREGISTER, KRC_MSG_META_REPLY,
 };
 
-static bool msg_equal(const struct krc_msg *a, const struct krc_msg *b)
+static bool msg_equal(const struct krc_ctrl_msg *a, const struct krc_ctrl_msg *b)
 {
 	return a->type == b->type && a->status == b->status &&
 	       a->req_id == b->req_id &&
@@ -507,7 +507,7 @@ static bool msg_equal(const struct krc_msg *a, const struct krc_msg *b)
 }
 
 /* Does any kind of MAC on this connection vouch for @m? */
-static bool any_kind_checks(const struct krc_msg *m, const u8 *key,
+static bool any_kind_checks(const struct krc_ctrl_msg *m, const u8 *key,
 			    const struct krc_nonces *n)
 {
 	return krc_msg_check_mac(m, key, n, KRC_MAC_DESC) ||
@@ -524,7 +524,7 @@ static void test_msg_mac_vectors(void **state)
 {
 	struct krc_nonces n = test_nonces();
 	u8 key[KRC_KEY_LEN], buf[KRC_MSG_SIZE];
-	struct krc_msg m;
+	struct krc_ctrl_msg m;
 
 	test_key(key);
 	m = sample_meta(KRC_MSG_META_REGISTER);
@@ -550,7 +550,7 @@ static void test_msg_sign_check(void **state)
 {
 	struct krc_nonces n = test_nonces(), n2;
 	u8 key[KRC_KEY_LEN], key2[KRC_KEY_LEN];
-	struct krc_msg m, m2;
+	struct krc_ctrl_msg m, m2;
 	size_t t, bit;
 	int kind, k2;
 
@@ -623,7 +623,7 @@ static void test_msg_flips(void **state)
 	u8 key[KRC_KEY_LEN], buf[KRC_MSG_SIZE], bad[KRC_MSG_SIZE];
 	u8 out[KRC_MSG_SIZE];
 	int refused = 0, caught = 0, dropped = 0;
-	struct krc_msg m, d;
+	struct krc_ctrl_msg m, d;
 	size_t t, i, f;
 
 	test_key(key);
@@ -669,7 +669,7 @@ static void test_msg_roundtrip_mac(void **state)
 {
 	struct krc_nonces n = test_nonces();
 	u8 key[KRC_KEY_LEN], buf[KRC_MSG_SIZE];
-	struct krc_msg m, d;
+	struct krc_ctrl_msg m, d;
 	size_t t, i;
 
 	test_key(key);
@@ -712,7 +712,7 @@ static void test_msg_not_meta(void **state)
 {
 	struct krc_nonces n = test_nonces();
 	u8 key[KRC_KEY_LEN];
-	struct krc_msg m;
+	struct krc_ctrl_msg m;
 	unsigned int t;
 	int kind;
 
@@ -743,9 +743,9 @@ static const u8 ctrl_types[] = {
 };
 
 /* A control message of @type with the fields a real sender would fill. */
-static struct krc_msg sample_ctrl(u8 type)
+static struct krc_ctrl_msg sample_ctrl(u8 type)
 {
-	struct krc_msg m;
+	struct krc_ctrl_msg m;
 
 	memset(&m, 0, sizeof(m));
 	m.type = type;
@@ -802,7 +802,7 @@ static void test_ctrl_mac_vector(void **state)
 {
 	static const struct krc_nonces zero;
 	u8 key[KRC_KEY_LEN], buf[KRC_MSG_SIZE], mac[KRC_MAC_LEN];
-	struct krc_msg m = sample_ctrl(KRC_MSG_CONNECT_REQ), d;
+	struct krc_ctrl_msg m = sample_ctrl(KRC_MSG_CONNECT_REQ), d;
 
 	test_key(key);
 	/* neither MAC field is part of what is signed */
@@ -835,7 +835,7 @@ static void test_ctrl_sign_check(void **state)
 	u8 key[KRC_KEY_LEN], key2[KRC_KEY_LEN], mac[KRC_MAC_LEN];
 	u8 before[KRC_MSG_SIZE], after[KRC_MSG_SIZE];
 	u8 macs[ARRAY_SIZE(ctrl_types)][KRC_CTRL_MAC_LEN];
-	struct krc_msg m, m2, d;
+	struct krc_ctrl_msg m, m2, d;
 	size_t t, t2, i, bit;
 	int kind;
 
@@ -938,7 +938,7 @@ static void test_ctrl_flips(void **state)
 	u8 key[KRC_KEY_LEN], buf[KRC_MSG_SIZE], bad[KRC_MSG_SIZE];
 	int refused = 0, caught = 0, dropped = 0, in_mac = 0;
 	u8 out[KRC_MSG_SIZE];
-	struct krc_msg m, d;
+	struct krc_ctrl_msg m, d;
 	size_t t, i, f;
 
 	test_key(key);
@@ -991,7 +991,7 @@ static void test_ctrl_not_for_meta(void **state)
 {
 	struct krc_nonces n = test_nonces();
 	u8 key[KRC_KEY_LEN], buf[KRC_MSG_SIZE], buf2[KRC_MSG_SIZE];
-	struct krc_msg m, m2, d;
+	struct krc_ctrl_msg m, m2, d;
 	size_t t;
 
 	test_key(key);

@@ -44,9 +44,9 @@ static struct krcore_card sample_card(void)
 }
 
 /* A message of @type with the fields a real sender would fill. */
-static struct krc_msg sample_msg(u8 type)
+static struct krc_ctrl_msg sample_msg(u8 type)
 {
-	struct krc_msg m;
+	struct krc_ctrl_msg m;
 
 	memset(&m, 0, sizeof(m));
 	m.type = type;
@@ -106,7 +106,7 @@ static struct krc_msg sample_msg(u8 type)
 	return m;
 }
 
-static bool msg_equal(const struct krc_msg *a, const struct krc_msg *b)
+static bool msg_equal(const struct krc_ctrl_msg *a, const struct krc_ctrl_msg *b)
 {
 	return a->type == b->type && a->status == b->status &&
 	       a->req_id == b->req_id &&
@@ -120,19 +120,19 @@ static bool msg_equal(const struct krc_msg *a, const struct krc_msg *b)
 	       !memcmp(a->ctrl_mac, b->ctrl_mac, sizeof(a->ctrl_mac));
 }
 
-static bool msg_is_zero(const struct krc_msg *m)
+static bool msg_is_zero(const struct krc_ctrl_msg *m)
 {
-	struct krc_msg z;
+	struct krc_ctrl_msg z;
 
 	memset(&z, 0, sizeof(z));
 	return msg_equal(m, &z);
 }
 
 /* Encode @m and decode the result: the decoder's verdict. */
-static int reencode(const struct krc_msg *m)
+static int reencode(const struct krc_ctrl_msg *m)
 {
 	u8 buf[KRC_MSG_SIZE];
-	struct krc_msg d;
+	struct krc_ctrl_msg d;
 	int rc;
 
 	krc_msg_encode(m, buf);
@@ -146,7 +146,7 @@ static int reencode(const struct krc_msg *m)
 
 static void test_msg_layout(void **state)
 {
-	struct krc_msg m = sample_msg(KRC_MSG_CONNECT_REQ);
+	struct krc_ctrl_msg m = sample_msg(KRC_MSG_CONNECT_REQ);
 	u8 buf[KRC_MSG_SIZE], card[KRCORE_CARD_SIZE];
 	int i;
 
@@ -217,7 +217,7 @@ static void test_msg_layout(void **state)
 static void test_msg_roundtrip(void **state)
 {
 	u8 buf[2 * KRC_MSG_SIZE];
-	struct krc_msg m, m2, d;
+	struct krc_ctrl_msg m, m2, d;
 	size_t i;
 
 	(void)state;
@@ -267,7 +267,7 @@ static void test_msg_type_name(void **state)
 /* Decode @buf and expect @err, with the output zeroed. */
 static void expect_msg_err(const u8 *buf, size_t len, int err)
 {
-	struct krc_msg d;
+	struct krc_ctrl_msg d;
 
 	memset(&d, 0x5a, sizeof(d));
 	assert_int_equal(krc_msg_decode(buf, len, &d), err);
@@ -276,7 +276,7 @@ static void expect_msg_err(const u8 *buf, size_t len, int err)
 
 static void test_msg_rejects_header(void **state)
 {
-	struct krc_msg m = sample_msg(KRC_MSG_CONNECT_REQ), d;
+	struct krc_ctrl_msg m = sample_msg(KRC_MSG_CONNECT_REQ), d;
 	u8 good[KRC_MSG_SIZE], buf[KRC_MSG_SIZE];
 	unsigned int t;
 	int i;
@@ -330,7 +330,7 @@ static void test_msg_rejects_header(void **state)
 	 * business).
 	 */
 	for (t = 0; t < ARRAY_SIZE(all_types); t++) {
-		struct krc_msg s = sample_msg(all_types[t]);
+		struct krc_ctrl_msg s = sample_msg(all_types[t]);
 		u8 base[KRC_MSG_SIZE];
 		int bit;
 
@@ -410,7 +410,7 @@ static void test_msg_rejects_header(void **state)
 static void test_msg_rejects_fields(void **state)
 {
 	static const u32 bad_qpns[] = { 0, 1, 1U << 24, 0xffffffffU };
-	struct krc_msg m;
+	struct krc_ctrl_msg m;
 	size_t i, k;
 
 	(void)state;
@@ -548,7 +548,7 @@ static void test_msg_rejects_fields(void **state)
 	assert_int_equal(reencode(&m), 0);
 	{
 		u8 buf[KRC_MSG_SIZE];
-		struct krc_msg d;
+		struct krc_ctrl_msg d;
 
 		krc_msg_encode(&m, buf);
 		for (i = 80; i < 112; i++)
@@ -827,7 +827,7 @@ static void test_mutations(void **state)
 	int acc_msg = 0, acc_hello = 0, acc_desc = 0, rejected = 0;
 	struct krc_meta_hello h, h2;
 	struct krc_mt_desc d, d2;
-	struct krc_msg m, m2;
+	struct krc_ctrl_msg m, m2;
 	u64 seed = 20261121;
 	int it, i, n, rc;
 
@@ -1092,7 +1092,7 @@ static void test_data_hdr_rejects(void **state)
 	u8 good[KRC_DATA_HDR_SIZE + 16], buf[KRC_DATA_HDR_SIZE + 16];
 	u8 msg[KRC_MSG_SIZE], hello[KRC_CM_HELLO_SIZE];
 	struct krc_meta_hello mh = sample_hello();
-	struct krc_msg m = sample_msg(KRC_MSG_RTU);
+	struct krc_ctrl_msg m = sample_msg(KRC_MSG_RTU);
 	size_t len;
 	unsigned int v;
 	int i, bit;
