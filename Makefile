@@ -28,8 +28,8 @@ ALL_CFLAGS = -std=gnu11 -fPIC $(WARN) $(CFLAGS) $(CPPFLAGS) -MMD -MP
 
 LIB_VERSION := 0.1.0
 LIB_SONAME  := libkrcore.so.0
-# The module's version (and the DKMS package's): KRC_VERSION of kernel/krcore.h.
-KRC_VERSION := $(shell sed -n 's/^\#define KRC_VERSION[[:space:]]*"\(.*\)"/\1/p' kernel/krcore.h)
+# The module's version (and the DKMS package's): KRC_VERSION of kernel/core/core.h.
+KRC_VERSION := $(shell sed -n 's/^\#define KRC_VERSION[[:space:]]*"\(.*\)"/\1/p' kernel/core/core.h)
 
 COMMON_SRCS := common/auth.c common/card.c common/dgram.c common/hash.c common/meta_table.c \
 	       common/proto.c common/sha256.c \
@@ -262,13 +262,13 @@ install: lib tools
 
 # The source tree DKMS builds krcore.ko from (see dkms/dkms.conf); then
 # 'dkms add krcore/$(KRC_VERSION)', 'dkms build ...', 'dkms install ...'.
-# kernel/ keeps its layout: krcore.h, stats.h and the build files at the
-# top, the sources in core/, control/, conn/ and data/.
+# kernel/ keeps its layout: main.c and the build files at the top, each
+# layer's sources and header in core/, control/, conn/ and data/.
 DKMS_SRC = $(DESTDIR)/usr/src/krcore-$(KRC_VERSION)
 KMOD_SRCS = $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*/*.c)) \
 	    $(wildcard kernel/*.h kernel/*/*.h) kernel/Kbuild kernel/Makefile
 install-dkms:
-	@test -n "$(KRC_VERSION)" || { echo "no KRC_VERSION in kernel/krcore.h"; exit 1; }
+	@test -n "$(KRC_VERSION)" || { echo "no KRC_VERSION in kernel/core/core.h"; exit 1; }
 	install -d $(sort $(patsubst %/,%,$(dir $(KMOD_SRCS:%=$(DKMS_SRC)/%)))) \
 		$(DKMS_SRC)/common $(DKMS_SRC)/include/uapi
 	for f in $(KMOD_SRCS); do install -m 644 $$f $(DKMS_SRC)/$$f || exit 1; done

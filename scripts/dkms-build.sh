@@ -10,8 +10,8 @@ cd "$(dirname "$0")/.."
 build=${BUILD:-build}
 kver=${1:-$(scripts/kver.sh)}
 command -v dkms >/dev/null || { echo "dkms-build: no dkms (make deps)" >&2; exit 2; }
-ver=$(sed -n 's/^#define KRC_VERSION[[:space:]]*"\(.*\)"/\1/p' kernel/krcore.h)
-[ -n "$ver" ] || { echo "dkms-build: no KRC_VERSION in kernel/krcore.h" >&2; exit 2; }
+ver=$(sed -n 's/^#define KRC_VERSION[[:space:]]*"\(.*\)"/\1/p' kernel/core/core.h)
+[ -n "$ver" ] || { echo "dkms-build: no KRC_VERSION in kernel/core/core.h" >&2; exit 2; }
 top=$(pwd)/$build/dkms
 rm -rf "${top:?}/root" "${top:?}/tree" "${top:?}/$kver"
 mkdir -p "$top/tree" "$top/$kver"

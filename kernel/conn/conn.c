@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * conn.c - pooled RC connections: a QP and its CQ, their states, the
- * spare QPs kept ready in INIT, and kernel-issued work requests (kops).
+ * conn.c - one RC connection: a QP and its CQ, their states, failing.
  *
  * A connection is created (QP in INIT) in the background and parked in
- * the spare list; a handshake takes one and moves it to RTR/RTS. Every
- * work request posted on a pooled QP carries a cookie as wr_id, never a
- * pointer that user space chose: bit 0 clear is a kop (a kernel request
- * waited for synchronously); bit 0 set is reserved for VQ requests.
+ * the spare list (spares.c); a handshake takes one and moves it to
+ * RTR/RTS (handshake.c). Every work request posted on a pooled QP carries
+ * a cookie as wr_id, never a pointer that user space chose: bit 0 clear
+ * is a kop (a kernel request: a probe, a datagram's execution); bit 0 set
+ * a VQ request or a receive, whose completions go to the data layer's
+ * handlers (struct krc_conn_ops).
+ *
+ * Failing: a request failed, the QP went to error or the watchdog found
+ * it stalled: the connection is marked failing (no new request, no new
+ * VQ) and recover_work hands it to the data layer's recovery, which moves
+ * its requests and VQs elsewhere.
  *
  * Teardown: krc_conn_kill() stops new posts, moves the QP to ERR so that
  * every outstanding request completes (flushed), polls until none is left
@@ -17,80 +23,22 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 
-#include "krcore.h"
+#include "conn/conn.h"
 
-static LIST_HEAD(krc_spares);
-static DEFINE_SPINLOCK(krc_spares_lock);
-static int krc_nspares;
-static bool krc_spares_enabled;
-static DECLARE_WAIT_QUEUE_HEAD(krc_spares_wq);
-static struct work_struct krc_spares_work;
 static atomic_t krc_conn_ids = ATOMIC_INIT(0);
+/* Set at load, before any connection exists; never changed. */
+const struct krc_conn_ops *krc_conn_ops;
+static struct ib_srq *krc_conn_srq;	/* set while the node starts */
 
-/* Kernel-issued work requests. */
-
-struct krc_kop *krc_kop_alloc(struct ib_device *ibdev, size_t len,
-			      enum dma_data_direction dir)
+void krc_conn_set_ops(const struct krc_conn_ops *ops)
 {
-	struct krc_kop *kop = kzalloc(sizeof(*kop), GFP_KERNEL);
-
-	if (!kop)
-		return NULL;
-	init_completion(&kop->done);
-	refcount_set(&kop->ref, 1);
-	kop->ibdev = ibdev;
-	kop->status = -EINPROGRESS;
-	if (len) {
-		kop->buf = kzalloc(len, GFP_KERNEL);
-		if (!kop->buf)
-			goto err;
-		kop->dma = ib_dma_map_single(ibdev, kop->buf, len, dir);
-		if (ib_dma_mapping_error(ibdev, kop->dma)) {
-			kfree(kop->buf);
-			goto err;
-		}
-		kop->len = len;
-		kop->dir = dir;
-	}
-	return kop;
-err:
-	kfree(kop);
-	return NULL;
+	krc_conn_ops = ops;
 }
 
-void krc_kop_put(struct krc_kop *kop)
+/* Receives of pooled QPs come from @srq (the data layer's); NULL: none. */
+void krc_conn_use_srq(struct ib_srq *srq)
 {
-	if (!refcount_dec_and_test(&kop->ref))
-		return;
-	if (kop->buf) {
-		ib_dma_unmap_single(kop->ibdev, kop->dma, kop->len, kop->dir);
-		kfree(kop->buf);
-	}
-	kfree(kop);
-}
-
-int krc_kop_wait(struct krc_kop *kop, unsigned long timeout_ms)
-{
-	if (!wait_for_completion_timeout(&kop->done,
-					 msecs_to_jiffies(timeout_ms)))
-		return -ETIMEDOUT;
-	if (kop->buf)
-		ib_dma_sync_single_for_cpu(kop->ibdev, kop->dma, kop->len,
-					   kop->dir);
-	if (kop->status < 0)
-		return kop->status;
-	return kop->status == IB_WC_SUCCESS ? 0 : -EIO;
-}
-
-static void krc_kop_complete(struct krc_kop *kop, struct ib_wc *wc)
-{
-	kop->status = wc->status;
-	kop->byte_len = wc->byte_len;
-	if (kop->done_fn)
-		kop->done_fn(kop);
-	else
-		complete(&kop->done);
-	krc_kop_put(kop);
+	krc_conn_srq = srq;
 }
 
 /* Completions of pooled QPs. */
@@ -101,10 +49,10 @@ static void krc_conn_dispatch(struct krc_conn *conn, struct ib_wc *wc)
 		      wc->status != IB_WC_WR_FLUSH_ERR;
 
 	if (krc_cookie_is_vq(wc->wr_id) && !krc_cookie_vq(wc->wr_id)) {
-		krc_recv_dispatch(conn, wc);	/* a receive of the SRQ */
+		krc_conn_ops->recv(conn, wc);	/* a receive of the SRQ */
 	} else if (krc_cookie_is_vq(wc->wr_id)) {
 		/* First: the request that failed gets its own status. */
-		krc_dp_dispatch(conn, wc);
+		krc_conn_ops->complete(conn, wc);
 	} else {
 		WRITE_ONCE(conn->progress, jiffies);
 		atomic_dec(&conn->outstanding);
@@ -201,11 +149,19 @@ static void krc_conn_free_work(struct work_struct *work)
 	struct krc_conn *conn = container_of(work, struct krc_conn, kill_work);
 
 	krc_conn_teardown(conn);
-	krc_dp_conn_gone(conn);
+	krc_conn_ops->gone(conn);
 	krc_conn_free(conn);
 }
 
-static void krc_rtu_work_fn(struct work_struct *work);
+/* The data layer's recovery, with the reference krc_conn_fail_async() took. */
+static void krc_conn_recover_work(struct work_struct *work)
+{
+	struct krc_conn *conn = container_of(work, struct krc_conn,
+					     recover_work);
+
+	krc_conn_ops->recover(conn);
+	krc_conn_put(conn);
+}
 
 struct krc_conn *krc_conn_create(void)
 {
@@ -236,8 +192,8 @@ struct krc_conn *krc_conn_create(void)
 	spin_lock_init(&conn->cq_lock);
 	spin_lock_init(&conn->lock);
 	INIT_WORK(&conn->kill_work, krc_conn_free_work);
-	INIT_DELAYED_WORK(&conn->rtu_work, krc_rtu_work_fn);
-	INIT_WORK(&conn->recover_work, krc_recover_work);
+	INIT_DELAYED_WORK(&conn->rtu_work, krc_hs_rtu_work);
+	INIT_WORK(&conn->recover_work, krc_conn_recover_work);
 	init_waitqueue_head(&conn->drain_wq);
 	INIT_LIST_HEAD(&conn->vqs);
 	INIT_LIST_HEAD(&conn->all_node);
@@ -265,9 +221,9 @@ struct krc_conn *krc_conn_create(void)
 	init.cap.max_send_wr = depth;
 	init.cap.max_send_sge = min_t(u32, KRC_MAX_HW_SGE,
 				      ibdev->attrs.max_send_sge);
-	/* Receives come from the node's SRQ (recv.c). */
-	if (node->srq) {
-		init.srq = node->srq->srq;
+	/* Receives come from the node's SRQ (data/recv.c). */
+	if (krc_conn_srq) {
+		init.srq = krc_conn_srq;
 	} else {
 		init.cap.max_recv_wr = 1;
 		init.cap.max_recv_sge = 1;
@@ -324,25 +280,6 @@ bool krc_conn_usable(struct krc_conn *conn)
 	       !READ_ONCE(conn->failing) && !READ_ONCE(conn->closing);
 }
 
-/*
- * The first VQ bound to @conn, with a reference (NULL: none). Who moves
- * VQs off a connection (recovery, the RC cap) takes them one at a time
- * this way, then re-checks under the VQ's own lock that it is still
- * there: a VQ being closed leaves the list under the same locks.
- */
-struct krc_vqueue *krc_conn_first_vq(struct krc_conn *conn)
-{
-	unsigned long flags;
-	struct krc_vqueue *vq;
-
-	spin_lock_irqsave(&conn->lock, flags);
-	vq = list_first_entry_or_null(&conn->vqs, struct krc_vqueue, conn_node);
-	if (vq)
-		krc_vq_get(vq);
-	spin_unlock_irqrestore(&conn->lock, flags);
-	return vq;
-}
-
 void krc_conn_set_error(struct krc_conn *conn)
 {
 	if (conn->state != KRC_CONN_ERROR && conn->state != KRC_CONN_SPARE) {
@@ -350,6 +287,26 @@ void krc_conn_set_error(struct krc_conn *conn)
 		krc_event(KRC_EV_CONN_ERRORS);
 		krc_peer_count(conn->peer, KRC_PS_CONN_ERRORS, 1);
 	}
+}
+
+/*
+ * Fail @conn (any context): no new request goes on it, and recovery takes
+ * over its outstanding requests and VQs (with a reference of its own).
+ */
+void krc_conn_fail_async(struct krc_conn *conn)
+{
+	unsigned long flags;
+	bool start;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	start = !conn->failing && !conn->dead;
+	conn->failing = true;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	if (!start)
+		return;
+	kref_get(&conn->ref);
+	if (!queue_work(krc_wq, &conn->recover_work))
+		krc_conn_put(conn);
 }
 
 /*
@@ -412,49 +369,14 @@ int krc_conn_rtr_rts(struct krc_conn *conn, const struct krcore_card *peer,
 		     u32 remote_qpn, u32 remote_psn)
 {
 	struct krc_node *node = &krc_node;
-	struct ib_device *ibdev = node->dev->ibdev;
-	struct ib_qp_attr attr = {};
-	union ib_gid dgid;
-	int sgid_index;
 	int ret;
 
-	memcpy(dgid.raw, peer->gid, sizeof(dgid.raw));
-	mutex_lock(&node->dev->lock);
-	sgid_index = node->port->gid_index;
-	mutex_unlock(&node->dev->lock);
-	if (sgid_index < 0)
-		return -ENODEV;
-
-	attr.qp_state = IB_QPS_RTR;
-	attr.path_mtu = min_t(u32, node->card.active_mtu, peer->active_mtu);
-	attr.dest_qp_num = remote_qpn;
-	attr.rq_psn = remote_psn;
-	attr.max_dest_rd_atomic = min_t(int, 16, ibdev->attrs.max_qp_rd_atom);
-	attr.min_rnr_timer = 12;
-	attr.ah_attr.type = rdma_ah_find_type(ibdev, node->port->port_num);
-	rdma_ah_set_port_num(&attr.ah_attr, node->port->port_num);
-	rdma_ah_set_grh(&attr.ah_attr, &dgid, 0, sgid_index, 64, 0);
-	memcpy(attr.ah_attr.roce.dmac, peer->mac, ETH_ALEN);
-	ret = ib_modify_qp(conn->qp, &attr, IB_QP_STATE | IB_QP_AV |
-			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	ret = krc_qp_connect(conn->qp, node->port, peer->gid, peer->mac,
+			     min_t(u32, node->card.active_mtu,
+				   peer->active_mtu),
+			     remote_qpn, remote_psn, conn->psn);
 	if (ret) {
-		pr_warn("krcore: conn %u: RTR failed: %d\n", conn->id, ret);
-		return ret;
-	}
-
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IB_QPS_RTS;
-	attr.sq_psn = conn->psn;
-	attr.timeout = 14;
-	attr.retry_cnt = 7;
-	attr.rnr_retry = 7;
-	attr.max_rd_atomic = min_t(int, 16, ibdev->attrs.max_qp_init_rd_atom);
-	ret = ib_modify_qp(conn->qp, &attr, IB_QP_STATE | IB_QP_TIMEOUT |
-			   IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
-			   IB_QP_MAX_QP_RD_ATOMIC);
-	if (ret) {
-		pr_warn("krcore: conn %u: RTS failed: %d\n", conn->id, ret);
+		pr_warn("krcore: conn %u: not connected: %d\n", conn->id, ret);
 		return ret;
 	}
 	conn->remote_qpn = remote_qpn;
@@ -516,145 +438,26 @@ int krc_conn_read(struct krc_conn *conn, struct krc_kop *kop, u64 raddr,
 	return ret;
 }
 
-/* The initiator repeats its RTU until the peer acknowledges it. */
-static void krc_rtu_work_fn(struct work_struct *work)
-{
-	struct krc_conn *conn = container_of(to_delayed_work(work),
-					     struct krc_conn, rtu_work);
-	struct krc_ctrl_msg msg = {};
+/*
+ * The layer's load: its handlers registered with control/ (handshake
+ * messages, cards of a MetaServer scan), the spare pool, the sender
+ * check and the watchdog.
+ */
+static const struct krc_ctrl_handlers krc_conn_ctrl_handlers = {
+	.msg_fast = krc_hs_recv_fast,
+	.msg = krc_hs_recv,
+};
 
-	if (conn->rtu_acked || !conn->peer || READ_ONCE(conn->dead))
-		return;
-	if (conn->rtu_tries++ >= krc_param_hs_retries) {
-		krc_event(KRC_EV_HS_RTU_GIVEUP);
-		return;
-	}
-	msg.type = KRC_MSG_RTU;
-	msg.card = krc_node.card;
-	msg.qpn = conn->qpn;
-	msg.peer_qpn = conn->remote_qpn;
-	if (!krc_ctrl_send(conn->peer, &msg))
-		krc_event(KRC_EV_HS_RTU_SENT);
-	queue_delayed_work(krc_wq, &conn->rtu_work,
-			   msecs_to_jiffies(krc_param_hs_timeout_ms <<
-					    min(conn->rtu_tries, 4)));
+int krc_conn_layer_init(void)
+{
+	krc_ctrl_on_msg(&krc_conn_ctrl_handlers);
+	krc_meta_on_card(krc_peer_prewarm);
+	krc_spares_init();
+	krc_src_init();
+	return krc_watchdog_init();
 }
 
-/* Spares: RC QPs in INIT, made in the background. */
-
-static void krc_spares_work_fn(struct work_struct *work)
+void krc_conn_layer_exit(void)
 {
-	struct krc_conn *conn;
-	bool added;
-
-	for (;;) {
-		spin_lock(&krc_spares_lock);
-		added = krc_spares_enabled && krc_nspares < krc_param_spare_qps;
-		spin_unlock(&krc_spares_lock);
-		if (!added)
-			return;
-		conn = krc_conn_create();
-		if (IS_ERR(conn))
-			return;
-		spin_lock(&krc_spares_lock);
-		if (krc_spares_enabled) {
-			list_add_tail(&conn->node, &krc_spares);
-			krc_nspares++;
-			conn = NULL;
-		}
-		spin_unlock(&krc_spares_lock);
-		if (conn) {
-			krc_conn_kill(conn);
-			krc_conn_put(conn);
-			return;
-		}
-		krc_event(KRC_EV_SPARES_CREATED);
-		wake_up_all(&krc_spares_wq);
-	}
-}
-
-static bool krc_spare_pop(struct krc_conn **connp)
-{
-	spin_lock(&krc_spares_lock);
-	*connp = list_first_entry_or_null(&krc_spares, struct krc_conn, node);
-	if (*connp) {
-		list_del_init(&(*connp)->node);
-		krc_nspares--;
-	}
-	spin_unlock(&krc_spares_lock);
-	return *connp || !krc_spares_enabled;
-}
-
-struct krc_conn *krc_spare_take(unsigned long timeout_ms)
-{
-	struct krc_conn *conn;
-
-	/*
-	 * The refill waits for krc_spares_refill() at the end of the
-	 * handshake: a QP made meanwhile would hold the CPU while the
-	 * request and its answer are under way. Unless none is left.
-	 */
-	krc_spare_pop(&conn);
-	if (!conn) {
-		queue_work(krc_wq, &krc_spares_work);
-		krc_event(KRC_EV_SPARES_WAITED);
-		wait_event_timeout(krc_spares_wq, krc_spare_pop(&conn),
-				   msecs_to_jiffies(timeout_ms));
-	}
-	if (conn)
-		krc_event(KRC_EV_SPARES_TAKEN);
-	return conn;
-}
-
-/* Make spares again, up to spare_qps, in the background. */
-void krc_spares_refill(void)
-{
-	if (READ_ONCE(krc_nspares) < krc_param_spare_qps)
-		queue_work(krc_wq, &krc_spares_work);
-}
-
-void krc_spares_fill(void)
-{
-	spin_lock(&krc_spares_lock);
-	krc_spares_enabled = true;
-	spin_unlock(&krc_spares_lock);
-	/* The first batch is made now, so that the first connect finds them. */
-	krc_spares_work_fn(&krc_spares_work);
-}
-
-int krc_spares_count(void)
-{
-	return READ_ONCE(krc_nspares);
-}
-
-int krc_conn_init(void)
-{
-	INIT_WORK(&krc_spares_work, krc_spares_work_fn);
-	return 0;
-}
-
-/* Stop refilling and destroy every spare. */
-void krc_spares_drain(void)
-{
-	struct krc_conn *conn;
-
-	spin_lock(&krc_spares_lock);
-	krc_spares_enabled = false;
-	spin_unlock(&krc_spares_lock);
-	wake_up_all(&krc_spares_wq);
-	cancel_work_sync(&krc_spares_work);
-	for (;;) {
-		spin_lock(&krc_spares_lock);
-		conn = list_first_entry_or_null(&krc_spares, struct krc_conn,
-						node);
-		if (conn) {
-			list_del_init(&conn->node);
-			krc_nspares--;
-		}
-		spin_unlock(&krc_spares_lock);
-		if (!conn)
-			break;
-		krc_conn_kill(conn);
-		krc_conn_put(conn);
-	}
+	krc_watchdog_exit();
 }

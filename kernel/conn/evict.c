@@ -35,7 +35,9 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 
-#include "krcore.h"
+#include <linux/moduleparam.h>
+
+#include "conn/conn.h"
 
 atomic_t krc_rc_conns = ATOMIC_INIT(0);
 
@@ -179,63 +181,6 @@ static void krc_rc_reopen(struct krc_conn *conn)
 }
 
 /*
- * Move the VQs of @conn (marked closing) to the datagram path of its
- * peer, each idle under its own lock. A VQ busy in a call (its lock
- * taken: the caller may hold a VQ's lock itself, in qconnect) or with
- * requests outstanding makes it -EBUSY; those moved stay on datagrams
- * and come back to RC with their next request.
- */
-static int krc_rc_move_vqs(struct krc_conn *conn)
-{
-	struct krc_peer *peer = conn->peer;
-	unsigned long flags;
-	struct krc_vqueue *vq;
-	int ret = 0, moved = 0;
-
-	if (!atomic_read(&conn->nvqs))
-		return 0;
-	if (READ_ONCE(krc_param_dg_policy) == KRC_DG_OFF)
-		return -EBUSY;
-	ret = krc_dg_open(peer);
-	if (ret)
-		return ret;
-	while (!ret && (vq = krc_conn_first_vq(conn))) {
-		if (!mutex_trylock(&vq->lock)) {
-			krc_vq_put(vq);
-			ret = -EBUSY;
-			break;
-		}
-		if (vq->conn != conn) {
-			/* Not ours (cannot happen): never loop on it. */
-			spin_lock_irqsave(&conn->lock, flags);
-			list_del_init(&vq->conn_node);
-			spin_unlock_irqrestore(&conn->lock, flags);
-		} else if (READ_ONCE(vq->inflight) || vq->closing) {
-			ret = -EBUSY;
-		} else {
-			spin_lock_irqsave(&conn->lock, flags);
-			list_del_init(&vq->conn_node);
-			spin_unlock_irqrestore(&conn->lock, flags);
-			atomic_dec(&conn->nvqs);
-			/* On datagrams before it leaves @conn: QWAIT and poll
-			 * read both without the VQ's lock, and must never see
-			 * it without a path.
-			 */
-			krc_dg_vq_join(vq);
-			WRITE_ONCE(vq->conn, NULL);
-			krc_conn_put(conn);	/* the VQ's reference */
-			moved++;
-		}
-		mutex_unlock(&vq->lock);
-		wake_up(&vq->wq);
-		krc_vq_put(vq);
-	}
-	if (moved)
-		krc_event_add(KRC_EV_RC_VQS_TO_DGRAM, moved);
-	return ret;
-}
-
-/*
  * Off the pool, its place free; the QP goes with the last reference, off
  * this path (a driver may take long to destroy a QP: rxe waits for its
  * packets in flight), as after a recovery. Only if nothing is posted on
@@ -304,7 +249,7 @@ static int krc_rc_close_handshake(struct krc_conn *conn,
 			ret = -EAGAIN;
 			break;
 		}
-		ret = krc_ctrl_send(conn->peer, &req);
+		ret = krc_peer_send(conn->peer, &req);
 		if (ret == -ENXIO)
 			break;
 		krc_event(KRC_EV_RC_CLOSE_REQ_SENT);
@@ -340,7 +285,7 @@ static int krc_rc_evict_one(struct krc_peer *except, unsigned long deadline)
 		conn = krc_rc_pick_victim(except);
 		if (!conn)
 			return -ENOSPC;
-		ret = krc_rc_move_vqs(conn);
+		ret = krc_conn_ops->move_vqs(conn);
 		if (!ret && READ_ONCE(conn->sq_head) != READ_ONCE(conn->sq_tail))
 			ret = -EBUSY;
 		if (!ret)
@@ -424,7 +369,7 @@ static void krc_rc_evict_id_work(struct work_struct *work)
 	if (ok)
 		conn->closing = true;
 	spin_unlock_irqrestore(&conn->lock, flags);
-	ret = ok ? krc_rc_move_vqs(conn) : -EBUSY;
+	ret = ok ? krc_conn_ops->move_vqs(conn) : -EBUSY;
 	if (!ret && READ_ONCE(conn->sq_head) != READ_ONCE(conn->sq_tail))
 		ret = -EBUSY;
 	if (!ret)
@@ -447,7 +392,7 @@ static void krc_rc_evict_id_work(struct work_struct *work)
 	kfree(r);
 }
 
-int krc_rc_evict_id(u32 id)
+static int krc_rc_evict_id(u32 id)
 {
 	struct krc_evict_req *r;
 	struct krc_conn *conn;
@@ -466,6 +411,23 @@ int krc_rc_evict_id(u32 id)
 	return 0;
 }
 
+static int krc_fault_evict_conn_set(const char *val,
+				    const struct kernel_param *kp)
+{
+	u32 id;
+	int ret = kstrtou32(val, 0, &id);
+
+	return ret ? ret : krc_rc_evict_id(id);
+}
+
+static const struct kernel_param_ops krc_fault_evict_conn_ops = {
+	.set = krc_fault_evict_conn_set,
+};
+
+module_param_cb(fault_evict_conn, &krc_fault_evict_conn_ops, NULL, 0200);
+MODULE_PARM_DESC(fault_evict_conn,
+		 "Fault injection: close the connection with this id as the RC cap would, in the background");
+
 /* At the cap, a peer's handshake was refused: make room for its retry. */
 void krc_rc_evict_async(void)
 {
@@ -481,7 +443,7 @@ static void krc_rc_answer(struct krc_peer *peer, const struct krc_ctrl_msg *req,
 	rep.status = status;
 	rep.qpn = req->peer_qpn;
 	rep.peer_qpn = req->qpn;
-	if (!krc_ctrl_send(peer, &rep))
+	if (!krc_peer_send(peer, &rep))
 		krc_event(KRC_EV_RC_CLOSE_REP_SENT);
 }
 
@@ -512,7 +474,7 @@ void krc_rc_on_close_req(struct krc_peer *peer, const struct krc_ctrl_msg *msg)
 		conn->closing = true;
 	spin_unlock_irqrestore(&conn->lock, flags);
 	if (!ret) {
-		ret = krc_rc_move_vqs(conn);
+		ret = krc_conn_ops->move_vqs(conn);
 		if (!ret) {
 			spin_lock_irqsave(&conn->lock, flags);
 			if (conn->sq_head != conn->sq_tail)

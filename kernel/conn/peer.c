@@ -12,7 +12,7 @@
 #include <linux/ktime.h>
 #include <linux/slab.h>
 
-#include "krcore.h"
+#include "conn/conn.h"
 #include "card.h"
 
 #define KRC_PEER_HASH_BITS	10
@@ -24,58 +24,6 @@ static u32 krc_npeers;
 static u32 krc_gid_hash(const u8 gid[16])
 {
 	return jhash(gid, 16, 0);
-}
-
-static void krc_ah_release(struct kref *ref)
-{
-	struct krc_ah *ah = container_of(ref, struct krc_ah, ref);
-
-	rdma_destroy_ah(ah->ah, RDMA_DESTROY_AH_SLEEPABLE);
-	kfree(ah);
-	krc_obj_destroyed(KRC_OBJ_AH);
-}
-
-/* Process context: destroying an AH may sleep. */
-void krc_ah_put(struct krc_ah *ah)
-{
-	if (ah)
-		kref_put(&ah->ref, krc_ah_release);
-}
-
-static struct krc_ah *krc_ah_create(const struct krcore_card *card)
-{
-	struct krc_node *node = &krc_node;
-	struct rdma_ah_attr attr = {};
-	union ib_gid dgid;
-	struct krc_ah *ah;
-	int sgid_index;
-
-	mutex_lock(&node->dev->lock);
-	sgid_index = node->port->gid_index;
-	mutex_unlock(&node->dev->lock);
-	if (sgid_index < 0)
-		return ERR_PTR(-ENODEV);
-
-	ah = kzalloc(sizeof(*ah), GFP_KERNEL);
-	if (!ah)
-		return ERR_PTR(-ENOMEM);
-	kref_init(&ah->ref);
-	memcpy(ah->mac, card->mac, ETH_ALEN);
-	memcpy(dgid.raw, card->gid, sizeof(dgid.raw));
-	attr.type = rdma_ah_find_type(node->dev->ibdev, node->port->port_num);
-	rdma_ah_set_port_num(&attr, node->port->port_num);
-	rdma_ah_set_grh(&attr, &dgid, 0, sgid_index, 64, 0);
-	/* Kernel callers on RoCE give the destination MAC themselves. */
-	memcpy(attr.roce.dmac, card->mac, ETH_ALEN);
-	ah->ah = rdma_create_ah(node->dev->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
-	if (IS_ERR(ah->ah)) {
-		int ret = PTR_ERR(ah->ah);
-
-		kfree(ah);
-		return ERR_PTR(ret);
-	}
-	krc_obj_created(KRC_OBJ_AH);
-	return ah;
 }
 
 struct krc_ah *krc_peer_ah_get(struct krc_peer *peer, u32 *qpn, u32 *qkey)
@@ -101,7 +49,7 @@ struct krc_ah *krc_peer_ah_get(struct krc_peer *peer, u32 *qpn, u32 *qkey)
 		return ah;
 	krc_ah_put(ah);
 
-	ah = krc_ah_create(&card);
+	ah = krc_ah_create(krc_node.port, &card);
 	if (IS_ERR(ah))
 		return ah;
 	kref_get(&ah->ref);
@@ -111,6 +59,21 @@ struct krc_ah *krc_peer_ah_get(struct krc_peer *peer, u32 *qpn, u32 *qkey)
 	spin_unlock(&peer->lock);
 	krc_ah_put(old);
 	return ah;
+}
+
+/* Send @msg to @peer's control QP (its card must be valid); process context. */
+int krc_peer_send(struct krc_peer *peer, const struct krc_ctrl_msg *msg)
+{
+	struct krc_ah *ah;
+	u32 qpn, qkey;
+	int ret;
+
+	ah = krc_peer_ah_get(peer, &qpn, &qkey);
+	if (IS_ERR(ah))
+		return PTR_ERR(ah);
+	ret = krc_ctrl_send(ah, qpn, qkey, msg);
+	krc_ah_put(ah);
+	return ret;
 }
 
 static void krc_peer_free_work(struct work_struct *work);
@@ -128,7 +91,7 @@ static void krc_peer_free_work(struct work_struct *work)
 	struct krc_peer *peer = container_of(work, struct krc_peer, free_work);
 
 	WARN_ON(!list_empty(&peer->conns));
-	krc_dg_peer_free(peer);
+	krc_conn_ops->peer_free(peer);
 	krc_ah_put(peer->ah);
 	kfree(peer);
 	krc_obj_destroyed(KRC_OBJ_PEER);
@@ -429,6 +392,45 @@ static u32 krc_peer_pool_count(struct krc_peer *peer)
 }
 
 /* Grow the pool of a peer to pool_size, in the background. */
+/*
+ * A usable connection to @peer, with a reference: a pooled one, else a
+ * new one (a handshake, or a loopback connection for this node itself);
+ * NULL if none can be had before connect_timeout_ms. Process context.
+ */
+struct krc_conn *krc_peer_connect_any(struct krc_peer *peer)
+{
+	struct krc_hs_opts o = {
+		.deadline = jiffies + msecs_to_jiffies(krc_param_connect_timeout_ms),
+		.verify_card = true,
+	};
+	struct krc_conn *conn;
+	int ret;
+
+	if (!peer)
+		return NULL;
+	conn = krc_peer_pick(peer);
+	if (conn)
+		return conn;
+	mutex_lock(&peer->connect_lock);
+	conn = krc_peer_pick(peer);
+	if (!conn && peer->local && READ_ONCE(krc_node.up) && !peer->dead) {
+		conn = krc_loopback_connect();
+		if (IS_ERR(conn)) {
+			pr_warn("krcore: no loopback connection: %ld\n",
+				PTR_ERR(conn));
+			conn = NULL;
+		}
+	} else if (!conn && !peer->local && !READ_ONCE(peer->dead)) {
+		ret = krc_hs_connect(peer, &o, &conn);
+		if (ret) {
+			pr_warn("krcore: no connection to the peer: %d\n", ret);
+			conn = NULL;
+		}
+	}
+	mutex_unlock(&peer->connect_lock);
+	return conn;
+}
+
 static void krc_peer_grow_work(struct work_struct *work)
 {
 	struct krc_peer *peer = container_of(work, struct krc_peer, grow_work);
@@ -537,7 +539,7 @@ int krc_peer_fill_info(u32 index, struct krcore_peer_info *info)
 	info->card = found->card;
 	if (!found->card_valid)
 		memcpy(info->card.gid, found->gid, 16);
-	info->dgram_vqs = krc_dg_vqs(found);
+	info->dgram_vqs = krc_conn_ops->peer_dg_vqs(found);
 	list_for_each_entry(conn, &found->conns, node) {
 		if (n < KRCORE_PEER_MAX_CONNS) {
 			struct krcore_conn_info *ci = &info->conns[n];
@@ -644,19 +646,8 @@ void krc_peers_drop_all(void)
 			break;
 		cancel_work_sync(&peer->grow_work);
 		cancel_work_sync(&peer->verify_work);
-		krc_dg_peer_stop(peer);
+		krc_conn_ops->peer_stop(peer);
 		krc_peer_forget_incarnation(peer, 0);
 		krc_peer_put(peer);	/* the table's reference */
 	}
-}
-
-int krc_peer_init(void)
-{
-	krc_src_init();
-	return 0;
-}
-
-void krc_peer_exit(void)
-{
-	krc_peers_drop_all();
 }

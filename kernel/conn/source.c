@@ -24,7 +24,7 @@
 #include <linux/moduleparam.h>
 #include <linux/spinlock.h>
 
-#include "krcore.h"
+#include "conn/conn.h"
 
 #define KRC_SRC_NEG_SETS	256
 #define KRC_SRC_NEG_WAYS	4

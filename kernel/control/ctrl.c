@@ -17,7 +17,7 @@
 #include <linux/slab.h>
 #include <net/ipv6.h>
 
-#include "krcore.h"
+#include "control/control.h"
 #include "dgram.h"
 
 #define KRC_CTRL_RX	256
@@ -70,6 +70,20 @@ struct krc_ctrl {
 	struct krc_ctrl_rxd *rxd;	/* KRC_CTRL_RX: one per rx buffer */
 	struct krc_msgbuf tx[KRC_CTRL_TX];
 };
+
+/* Set at load (main.c), before the control QP exists; never changed. */
+static const struct krc_ctrl_handlers *krc_ctrl_msg_handlers;
+static krc_ctrl_dgram_fn krc_ctrl_dgram_handler;
+
+void krc_ctrl_on_msg(const struct krc_ctrl_handlers *h)
+{
+	krc_ctrl_msg_handlers = h;
+}
+
+void krc_ctrl_on_dgram(krc_ctrl_dgram_fn fn)
+{
+	krc_ctrl_dgram_handler = fn;
+}
 
 /*
  * One posted request of @ctrl came back: count it down under the wait
@@ -208,11 +222,11 @@ static void krc_ctrl_rx_work(struct work_struct *work)
 			return;
 		b = &ctrl->rx[rxd - ctrl->rxd];
 		if (!rxd->dgram)
-			krc_hs_recv(&rxd->msg);
+			krc_ctrl_msg_handlers->msg(&rxd->msg);
 		else if (rxd->has_src)
-			krc_dg_recv(rxd->gid, rxd->src_qp,
-				    (u8 *)b->buf + KRC_GRH_LEN,
-				    rxd->byte_len - KRC_GRH_LEN);
+			krc_ctrl_dgram_handler(rxd->gid, rxd->src_qp,
+					       (u8 *)b->buf + KRC_GRH_LEN,
+					       rxd->byte_len - KRC_GRH_LEN);
 		else
 			krc_event(KRC_EV_DG_RX_SPOOFED);
 		krc_ctrl_repost(ctrl, b);
@@ -258,7 +272,8 @@ static void krc_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * (and every datagram of the transport) goes on in process context.
 	 */
 	if (!rxd->dgram &&
-	    (krc_ctrl_check(b, rxd) || krc_hs_recv_fast(&rxd->msg))) {
+	    (krc_ctrl_check(b, rxd) ||
+	     krc_ctrl_msg_handlers->msg_fast(&rxd->msg))) {
 		krc_ctrl_repost(ctrl, b);
 		goto done;
 	}
@@ -293,27 +308,21 @@ static void krc_ctrl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	krc_ah_put(ah);
 }
 
-/*
- * Send @msg to @peer's control QP. The peer's card must be valid.
- * Process context (the AH may have to be created).
- */
-int krc_ctrl_send(struct krc_peer *peer, const struct krc_ctrl_msg *msg)
+/* Process context; the send holds a reference on @ah until it completes. */
+int krc_ctrl_send(struct krc_ah *ah, u32 qpn, u32 qkey,
+		  const struct krc_ctrl_msg *msg)
 {
-	struct krc_ctrl *ctrl = krc_node.ctrl;
+	struct krc_ctrl *ctrl = READ_ONCE(krc_node.ctrl);
 	const u8 *key = krc_key();
 	struct krc_ctrl_msg signed_msg;
 	struct krc_msgbuf *b;
 	struct ib_sge sge;
 	struct ib_ud_wr wr = {};
-	struct krc_ah *ah;
-	u32 qpn, qkey;
 	int ret;
 
 	if (!ctrl)
 		return -ENODEV;
-	ah = krc_peer_ah_get(peer, &qpn, &qkey);
-	if (IS_ERR(ah))
-		return PTR_ERR(ah);
+	krc_ah_get(ah);
 
 	spin_lock_bh(&ctrl->tx_lock);
 	b = list_first_entry_or_null(&ctrl->tx_free, struct krc_msgbuf, node);

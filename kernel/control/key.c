@@ -17,7 +17,7 @@
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 
-#include "krcore.h"
+#include "control/control.h"
 #include "auth.h"
 
 static char *krc_param_key_file = "/etc/krcore/cluster.key";

@@ -14,7 +14,7 @@
  * and reconnects in the background (and registers again: the MetaServer
  * may have restarted with an empty table). At unload it deregisters.
  * A node that hosts the table itself registers and reads it locally,
- * through its loopback connection, with the same lookup code.
+ * over the kernel's own QP (core/kqp.c), with the same lookup code.
  *
  * The cluster key (key.c, common/auth.h) authenticates both ends: our
  * hello carries a fresh nonce, the table descriptor of the accept must
@@ -27,7 +27,7 @@
 #include <linux/slab.h>
 #include <rdma/rdma_cm.h>
 
-#include "krcore.h"
+#include "control/control.h"
 #include "meta_table.h"
 
 #define KRC_MC_RX		4
@@ -200,16 +200,6 @@ static void krc_mc_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct krc_mc_conn *mc = b->ctx;
 
 	atomic_dec(&mc->outstanding);
-}
-
-void krc_kop_cqe_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct krc_kop *kop = container_of(wc->wr_cqe, struct krc_kop, cqe);
-
-	kop->status = wc->status;
-	kop->byte_len = wc->byte_len;
-	complete(&kop->done);
-	krc_kop_put(kop);
 }
 
 static void krc_mc_read_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -500,6 +490,7 @@ static void krc_mc_retire(void)
 {
 	struct krc_mc_conn *mc;
 
+	lockdep_assert_held(&krc_mc.lock);
 	spin_lock_bh(&krc_mc.cur_lock);
 	mc = krc_mc.cur;
 	krc_mc.cur = NULL;
@@ -553,11 +544,13 @@ static int krc_mc_read(struct krc_mc_conn *mc, struct krc_kop *kop, u32 first,
 	if (!mc) {
 		struct krc_mt_geom geom;
 
-		/* The table is here: READ it over the loopback connection. */
+		/* The table is here: READ it over the kernel's own QP. */
 		ret = krc_meta_host_where(&geom, &addr, &rkey);
 		if (ret)
 			return ret;
-		return krc_conn_read(krc_node.self, kop, addr + off, rkey, len);
+		if (!krc_node.kqp)
+			return -ENODEV;
+		return krc_kqp_read(krc_node.kqp, kop, addr + off, rkey, len);
 	}
 	wr.remote_addr = mc->desc.addr + off;
 	wr.rkey = mc->desc.rkey;
@@ -650,6 +643,14 @@ int krc_meta_lookup(const u8 gid[16], struct krcore_card *card, u32 *reads)
 	return ret;
 }
 
+/* Who hears of each card a table scan finds (conn/: pre-warming). */
+static void (*krc_mc_on_card)(const struct krcore_card *card);
+
+void krc_meta_on_card(void (*fn)(const struct krcore_card *card))
+{
+	krc_mc_on_card = fn;
+}
+
 /*
  * Pre-warming: READ the whole table and connect to every node in it, in
  * the background, so that even the first qconnect to a node is pooled.
@@ -695,7 +696,7 @@ static void krc_mc_prewarm_work(struct work_struct *work)
 				continue;
 			if (!memcmp(card.gid, krc_node.card.gid, 16))
 				continue;
-			krc_peer_prewarm(&card);
+			krc_mc_on_card(&card);
 			nodes++;
 		}
 		krc_kop_put(kop);

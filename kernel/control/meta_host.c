@@ -34,7 +34,7 @@
 
 #include <net/ipv6.h>
 
-#include "krcore.h"
+#include "control/control.h"
 #include "card.h"
 #include "meta_fill.h"
 #include "meta_table.h"

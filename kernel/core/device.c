@@ -10,10 +10,11 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 
-#include "krcore.h"
+#include "core/core.h"
 #include "card.h"
 
 static struct ib_client krc_client;
+static const struct krc_device_hooks *krc_hooks;
 static LIST_HEAD(krc_devices);
 static DEFINE_MUTEX(krc_devices_lock);
 
@@ -78,6 +79,7 @@ static void krc_port_refresh(struct krc_port *port)
 	struct ib_port_attr pattr;
 	struct net_device *ndev;
 
+	lockdep_assert_held(&port->dev->lock);
 	port->gid_index = -1;
 	memset(&port->gid, 0, sizeof(port->gid));
 	eth_zero_addr(port->mac);
@@ -120,7 +122,7 @@ static void krc_device_refresh(struct krc_device *dev)
 static void krc_refresh_work(struct work_struct *work)
 {
 	krc_device_refresh(container_of(work, struct krc_device, refresh_work));
-	krc_node_kick();
+	krc_hooks->kick();
 }
 
 static void krc_ib_event(struct ib_event_handler *handler,
@@ -188,7 +190,7 @@ static int krc_add_one(struct ib_device *ibdev)
 	list_add_tail(&dev->list, &krc_devices);
 	mutex_unlock(&krc_devices_lock);
 	ib_set_client_data(ibdev, &krc_client, dev);
-	krc_node_kick();
+	krc_hooks->kick();
 
 	for (p = 0; p < dev->nports; p++) {
 		struct krc_port *port = &dev->ports[p];
@@ -214,7 +216,7 @@ static void krc_remove_one(struct ib_device *ibdev, void *client_data)
 	ib_unregister_event_handler(&dev->event_handler);
 	cancel_work_sync(&dev->refresh_work);
 	/* The control plane lives on it: stop it (and its QPs) first. */
-	krc_node_device_removed(dev);
+	krc_hooks->removed(dev);
 	/*
 	 * Users hold references only for the duration of a call; once the
 	 * device is off the list no new reference can be taken.
@@ -269,7 +271,8 @@ struct krc_port *krc_primary_get(void)
 	return NULL;
 }
 
-int krc_node_card(struct krcore_card *card)
+/* The card of this node, from its primary port (no control QP yet). */
+int krc_port_card(struct krcore_card *card)
 {
 	struct krc_port *port = krc_primary_get();
 	struct krc_device *dev;
@@ -339,6 +342,12 @@ int krc_port_info(u32 index, struct krcore_port_info *info)
 	if (primary)
 		krc_device_put(primary->dev);
 	return ret;
+}
+
+/* Before krc_device_init(): who hears of devices coming and going. */
+void krc_device_set_hooks(const struct krc_device_hooks *hooks)
+{
+	krc_hooks = hooks;
 }
 
 int krc_device_init(void)

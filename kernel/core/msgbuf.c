@@ -5,7 +5,7 @@
  */
 #include <linux/slab.h>
 
-#include "krcore.h"
+#include "core/core.h"
 
 int krc_msgbuf_alloc(struct ib_device *ibdev, struct krc_msgbuf *b, size_t len,
 		     enum dma_data_direction dir,

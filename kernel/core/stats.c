@@ -6,7 +6,7 @@
 #include <linux/kernel.h>
 #include <linux/slab.h>
 
-#include "stats.h"
+#include "core/core.h"
 
 atomic64_t krc_obj_live[KRC_NR_OBJ][2];
 atomic64_t krc_events[KRC_NR_EV];

@@ -17,7 +17,7 @@
  */
 #include <linux/vmalloc.h>
 
-#include "krcore.h"
+#include "data/data.h"
 
 /* Write one completion into the ring of @vq. Caller holds vq->dlock. */
 static void krc_ring_write(struct krc_vqueue *vq, const struct krc_slot *s,
@@ -25,6 +25,7 @@ static void krc_ring_write(struct krc_vqueue *vq, const struct krc_slot *s,
 {
 	struct krcore_cqe *cqe = &vq->cqes[vq->prod & (vq->entries - 1)];
 
+	lockdep_assert_held(&vq->dlock);
 	cqe->wr_id = s->wr.wr_id;
 	cqe->status = status;
 	cqe->opcode = s->wr.opcode;
@@ -44,6 +45,7 @@ static void krc_slot_retire(struct krc_vqueue *vq, u16 slot)
 	struct krc_slot *s = &vq->slots[slot];
 	int k;
 
+	lockdep_assert_held(&vq->dlock);
 	if (!vq->closing &&
 	    (s->status != KRCORE_WC_SUCCESS || (s->wr.flags & KRCORE_WR_SIGNALED)))
 		krc_ring_write(vq, s, s->status, s->byte_len);

@@ -24,7 +24,7 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 
-#include "krcore.h"
+#include "data/data.h"
 
 static DEFINE_HASHTABLE(krc_procs, 8);
 static DEFINE_MUTEX(krc_procs_lock);

@@ -17,13 +17,28 @@
 #include <linux/vmalloc.h>
 #include <linux/xarray.h>
 
-#include "krcore.h"
+#include "data/data.h"
 
 #define KRC_SRQ_BUF	4096
 #define KRC_RECV_SLOTS	64
 
 /* Bound ports: port -> VQ (RCU: looked up in the completion path). */
 static DEFINE_XARRAY(krc_ports);
+
+struct krc_srq_buf {
+	void *buf;
+	u64 dma;
+};
+
+/* The receive queue shared by every pooled QP, and its buffers. */
+struct krc_srq {
+	struct ib_srq *srq;
+	u32 n;
+	struct krc_srq_buf bufs[];
+};
+
+/* Set while the node starts, cleared when it stops (node->lock). */
+static struct krc_srq *krc_recv_srq;
 
 static int krc_srq_post(struct krc_srq *s, u32 i)
 {
@@ -67,7 +82,7 @@ int krc_recv_start(struct krc_node *node)
 		return ret;
 	}
 	krc_obj_created(KRC_OBJ_SRQ);
-	node->srq = s;
+	krc_recv_srq = s;
 	for (i = 0; i < n; i++) {
 		s->bufs[i].buf = kmalloc(KRC_SRQ_BUF, GFP_KERNEL);
 		if (!s->bufs[i].buf)
@@ -84,18 +99,21 @@ int krc_recv_start(struct krc_node *node)
 		if (ret)
 			return ret;
 	}
+	/* Every pooled QP made from now on receives from it. */
+	krc_conn_use_srq(s->srq);
 	return 0;
 }
 
 /* After every QP that used it is gone. */
 void krc_recv_stop(struct krc_node *node)
 {
-	struct krc_srq *s = node->srq;
+	struct krc_srq *s = krc_recv_srq;
 	u32 i;
 
 	if (!s)
 		return;
-	node->srq = NULL;
+	krc_conn_use_srq(NULL);
+	krc_recv_srq = NULL;
 	ib_destroy_srq(s->srq);
 	krc_obj_destroyed(KRC_OBJ_SRQ);
 	for (i = 0; i < s->n; i++) {
@@ -157,7 +175,7 @@ static void krc_recv_deliver(struct krc_vqueue *vq, const u8 src_gid[16],
 /* A completion of the SRQ, on @conn's CQ (any context). */
 void krc_recv_dispatch(struct krc_conn *conn, struct ib_wc *wc)
 {
-	struct krc_srq *s = krc_node.srq;
+	struct krc_srq *s = READ_ONCE(krc_recv_srq);
 	u32 i = krc_cookie_slot(wc->wr_id);
 	struct krc_data_hdr h = {};
 	struct krc_vqueue *vq;
@@ -231,7 +249,7 @@ int krc_vq_bind_port(struct krc_vqueue *vq, u32 port, u32 *ring_size)
 		return -EINVAL;
 	if (vq->bound_port)
 		return -EISCONN;
-	if (!krc_node.srq)
+	if (!READ_ONCE(krc_recv_srq))
 		return -EOPNOTSUPP;
 	/* As for IP: the ports below 1024 are the administrator's. */
 	if (port < 1024 && !capable(CAP_NET_BIND_SERVICE))

@@ -19,7 +19,7 @@
 #include <linux/jiffies.h>
 #include <linux/uaccess.h>
 
-#include "krcore.h"
+#include "data/data.h"
 
 /* The ib_send_wr of the request in @slot of @vq. */
 static void krc_build_wr(struct krc_vqueue *vq, u16 slot, union krc_ib_wr *w,
@@ -409,6 +409,7 @@ static int krc_check_batch(struct krc_vqueue *vq, struct krc_conn *conn,
 static struct krc_conn *krc_vq_await_recovery(struct krc_vqueue *vq,
 					      struct krc_conn *conn)
 {
+	lockdep_assert_held(&vq->lock);
 	mutex_unlock(&vq->lock);
 	wait_event_killable_timeout(vq->wq, READ_ONCE(vq->conn) != conn ||
 				    READ_ONCE(vq->gone),
@@ -430,6 +431,7 @@ static struct krc_conn *krc_vq_dg_switch(struct krc_vqueue *vq)
 				 msecs_to_jiffies(krc_param_connect_timeout_ms);
 	struct krc_conn *conn;
 
+	lockdep_assert_held(&vq->lock);
 	while (vq->dgram && READ_ONCE(krc_param_dg_policy) != KRC_DG_NEVER) {
 		conn = krc_peer_pick(vq->peer);
 		if (!conn)

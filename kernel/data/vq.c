@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vq.c - /dev/krcore: every open is a virtual queue (VQ); requests are
- * ioctl()s on its file descriptor, numbered by include/uapi/krcore.h.
+ * vq.c - /dev/krcore: every open is a virtual queue (VQ). Its life: open,
+ * connect (attach to a connection, or the datagram path), close (idle
+ * first: its outstanding requests complete), the mapping of its rings,
+ * poll; its requests are ioctl()s (ioctl.c).
+ *
+ * Lifetime: the file holds the first reference; a connection's list
+ * holds none (the VQ holds one on the connection instead), recovery and
+ * the RC cap take one while they move it (krc_conn_first_vq()). The last
+ * put frees what the VQ owns, in process context.
  */
 #include <linux/capability.h>
 #include <linux/fs.h>
@@ -16,7 +23,7 @@
 #include <linux/vmalloc.h>
 #include <linux/xarray.h>
 
-#include "krcore.h"
+#include "data/data.h"
 #include "card.h"
 
 /* Every VQ by id: the VQ part of the cookies. */
@@ -99,6 +106,7 @@ bool krc_vq_attach(struct krc_vqueue *vq, struct krc_conn *conn)
 	unsigned long flags;
 	bool ok;
 
+	lockdep_assert_held(&vq->lock);
 	spin_lock_irqsave(&conn->lock, flags);
 	ok = !conn->failing && !conn->dead && !conn->closing;
 	if (ok) {
@@ -111,12 +119,32 @@ bool krc_vq_attach(struct krc_vqueue *vq, struct krc_conn *conn)
 	return ok;
 }
 
+/*
+ * The first VQ bound to @conn, with a reference (NULL: none). Who moves
+ * VQs off a connection (recovery, the RC cap) takes them one at a time
+ * this way, then re-checks under the VQ's own lock that it is still
+ * there: a VQ being closed leaves the list under the same locks.
+ */
+struct krc_vqueue *krc_conn_first_vq(struct krc_conn *conn)
+{
+	unsigned long flags;
+	struct krc_vqueue *vq;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	vq = list_first_entry_or_null(&conn->vqs, struct krc_vqueue, conn_node);
+	if (vq)
+		krc_vq_get(vq);
+	spin_unlock_irqrestore(&conn->lock, flags);
+	return vq;
+}
+
 /* Caller holds vq->lock (recovery moves VQs under it too). */
 static void krc_vq_unbind(struct krc_vqueue *vq)
 {
 	struct krc_conn *conn = vq->conn;
 	unsigned long flags;
 
+	lockdep_assert_held(&vq->lock);
 	if (conn) {
 		spin_lock_irqsave(&conn->lock, flags);
 		list_del_init(&vq->conn_node);
@@ -293,369 +321,14 @@ static int krc_vq_mmap(struct file *file, struct vm_area_struct *vma)
 	return ret;
 }
 
-static long krc_ioc_version(void __user *uarg)
-{
-	struct krcore_version v = {
-		.abi_version = KRCORE_ABI_VERSION,
-	};
-
-	strscpy(v.module_version, KRC_VERSION, sizeof(v.module_version));
-	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
-}
-
-static long krc_ioc_query_card(void __user *uarg)
-{
-	struct krcore_card card;
-	int ret = -ENODEV;
-
-	/* The complete card (control QP included) once the node is up. */
-	mutex_lock(&krc_node.lock);
-	if (krc_node.up) {
-		card = krc_node.card;
-		ret = 0;
-	}
-	mutex_unlock(&krc_node.lock);
-	if (ret)
-		ret = krc_node_card(&card);
-	if (ret)
-		return ret;
-	return copy_to_user(uarg, &card, sizeof(card)) ? -EFAULT : 0;
-}
-
-static long krc_ioc_query_port(void __user *uarg)
-{
-	struct krcore_port_info info;
-	u32 index;
-	int ret;
-
-	if (get_user(index, (u32 __user *)uarg))
-		return -EFAULT;
-	ret = krc_port_info(index, &info);
-	if (ret)
-		return ret;
-	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
-}
-
-static long krc_ioc_node_info(void __user *uarg)
-{
-	struct krcore_node_info info;
-
-	krc_node_fill_info(&info);
-	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
-}
-
-static long krc_ioc_peer_info(void __user *uarg)
-{
-	struct krcore_peer_info info;
-	u32 index;
-	int ret;
-
-	if (get_user(index, (u32 __user *)uarg))
-		return -EFAULT;
-	ret = krc_peer_fill_info(index, &info);
-	if (ret)
-		return ret;
-	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
-}
-
-/*
- * A peer's traffic counters add up every process's requests to it: they
- * tell one user what others do (who talks to whom, how much). Only an
- * operator of the node (CAP_NET_ADMIN) reads them (docs/trust-model.md);
- * the peer list itself (cards, connections) is the MetaServer's public
- * table and stays open to every user of /dev/krcore.
- */
-static long krc_ioc_peer_stats(void __user *uarg)
-{
-	struct krcore_peer_stats st;
-	u32 hdr[2];
-	int ret;
-
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
-	if (copy_from_user(hdr, uarg, sizeof(hdr)))
-		return -EFAULT;
-	if (hdr[1])
-		return -EINVAL;
-	ret = krc_peer_fill_stats(hdr[0], &st);
-	if (ret)
-		return ret;
-	return copy_to_user(uarg, &st, sizeof(st)) ? -EFAULT : 0;
-}
-
-static long krc_ioc_lookup(void __user *uarg)
-{
-	struct krcore_lookup lk;
-	int ret;
-
-	if (copy_from_user(&lk, uarg, sizeof(lk)))
-		return -EFAULT;
-	if (lk.flags & ~KRCORE_LOOKUP_F_NOCACHE || krc_gid_is_zero(lk.gid))
-		return -EINVAL;
-	lk.path = 0;
-	lk.reads = 0;
-	lk.reserved = 0;
-	lk.elapsed_ns = 0;
-	memset(&lk.card, 0, sizeof(lk.card));
-	ret = krc_connect_lookup(lk.gid, lk.flags, &lk);
-	if (copy_to_user(uarg, &lk, sizeof(lk)))
-		return -EFAULT;
-	return ret;
-}
-
-/*
- * The errnos the ABI header lists for KRCORE_IOC_QCONNECT; whatever else
- * the layers below (MetaServer READs, the peer's NAK, the device) return
- * is EIO, so that the list stays complete.
- */
-static int krc_qconnect_errno(int ret)
-{
-	switch (ret) {
-	case 0:
-	case -EISCONN:
-	case -ENXIO:
-	case -EHOSTUNREACH:
-	case -ETIMEDOUT:
-	case -ESTALE:
-	case -EBUSY:
-	case -ENOSPC:
-	case -ECONNRESET:
-	case -EINTR:
-	case -ENODEV:
-	case -EINVAL:
-	case -EPERM:
-	case -EFAULT:
-	case -ENOMEM:
-		return ret;
-	default:
-		return -EIO;
-	}
-}
-
-/*
- * Commands of older ABIs whose structure has grown since (the size is part
- * of the command number): served as the header promises, on the prefix
- * they know. ABI 2's QCONNECT had no ring_size and depth, ABI 3's QWAIT
- * no messages and reserved.
- */
-#define KRCORE_IOC_QCONNECT_ABI2 \
-	_IOC(_IOC_READ | _IOC_WRITE, KRCORE_IOC_MAGIC, 0x06, \
-	     offsetof(struct krcore_qconnect, ring_size))
-#define KRCORE_IOC_QWAIT_ABI3 \
-	_IOC(_IOC_READ | _IOC_WRITE, KRCORE_IOC_MAGIC, 0x0b, \
-	     offsetof(struct krcore_qwait, messages))
-static_assert(offsetof(struct krcore_qconnect, ring_size) == 120);
-static_assert(offsetof(struct krcore_qwait, messages) == 8);
-
-static long krc_ioc_qconnect(struct krc_vqueue *vq, void __user *uarg,
-			     size_t usize)
-{
-	struct krcore_qconnect qc = {};
-	struct krc_peer *peer;
-	struct krc_conn *conn;
-	unsigned long tmo;
-	int ret, tries;
-
-	if (copy_from_user(&qc, uarg, usize))
-		return -EFAULT;
-	/* A port names a 16-bit port of the peer: never truncate it. */
-	if (qc.flags & ~KRCORE_QCONNECT_F_RC || qc.port > 0xffff)
-		return -EINVAL;
-	tmo = qc.timeout_ms ? qc.timeout_ms : krc_param_connect_timeout_ms;
-	tmo = min_t(unsigned long, tmo, KRC_CONNECT_TIMEOUT_MAX_MS);
-	qc.path = 0;
-	qc.conn_id = 0;
-	qc.qpn = 0;
-	qc.reads = 0;
-	qc.attempts = 0;
-	qc.elapsed_ns = 0;
-	qc.ring_size = 0;
-	qc.depth = 0;
-	memset(&qc.card, 0, sizeof(qc.card));
-
-	if (mutex_lock_killable(&vq->lock))
-		return -EINTR;
-	if (vq->conn || vq->dgram) {
-		ret = -EISCONN;
-	} else if (!vq->proc) {
-		ret = -EPERM;		/* a kernel thread */
-	} else {
-		ret = vq->slots ? 0 : krc_vq_dp_init(vq);
-		/*
-		 * The connection picked may fail before the VQ joins it;
-		 * its recovery would not see the VQ: pick again.
-		 */
-		for (tries = 0; !ret; tries++) {
-			qc.path = 0;
-			ret = krc_connect(qc.gid, tmo, &qc, &peer, &conn);
-			if (ret)
-				break;
-			if (!conn) {
-				/* The datagram path (dgram.c). */
-				krc_peer_put(vq->peer);
-				vq->peer = peer;
-				krc_dg_vq_join(vq);
-				vq->port = qc.port;
-				vq->check.has_port = qc.port != 0;
-				qc.ring_size = vq->ring_size;
-				qc.depth = vq->depth;
-				break;
-			}
-			if (krc_vq_attach(vq, conn)) {
-				krc_conn_put(conn);
-				/* Reconnecting after recovery lost the peer. */
-				krc_peer_put(vq->peer);
-				vq->peer = peer;
-				vq->port = qc.port;
-				vq->check.has_port = qc.port != 0;
-				qc.ring_size = vq->ring_size;
-				qc.depth = vq->depth;
-				break;
-			}
-			krc_conn_put(conn);
-			krc_peer_put(peer);
-			if (tries >= 3 || fatal_signal_pending(current))
-				ret = -ECONNRESET;
-		}
-	}
-	mutex_unlock(&vq->lock);
-	ret = krc_qconnect_errno(ret);
-	if (ret)
-		krc_event(KRC_EV_QCONNECT_FAILED);
-	else if (qc.path & KRCORE_PATH_LOCAL)
-		krc_event(KRC_EV_QCONNECT_LOCAL);
-	else if (qc.path & KRCORE_PATH_DATAGRAM)
-		krc_event(KRC_EV_QCONNECT_DATAGRAM);
-	else if (qc.path & KRCORE_PATH_HANDSHAKE)
-		krc_event(KRC_EV_QCONNECT_HANDSHAKE);
-	else if (qc.path & KRCORE_PATH_LOOKUP)
-		krc_event(KRC_EV_QCONNECT_LOOKUP);
-	else
-		krc_event(KRC_EV_QCONNECT_POOLED);
-	if (copy_to_user(uarg, &qc, usize))
-		return -EFAULT;
-	return ret;
-}
-
-static long krc_ioc_probe(struct krc_vqueue *vq, void __user *uarg)
-{
-	struct krcore_probe pr = {};
-	struct krc_conn *conn;
-	struct krc_kop *kop;
-	u64 start;
-	int ret;
-
-	mutex_lock(&vq->lock);
-	conn = vq->conn;
-	if (conn)
-		kref_get(&conn->ref);
-	mutex_unlock(&vq->lock);
-	if (!conn)
-		return -ENOTCONN;
-	ret = -EOPNOTSUPP;
-	if (!conn->probe_rkey || conn->probe_len < KRCORE_CARD_SIZE)
-		goto out;
-	ret = -ENOMEM;
-	kop = krc_kop_alloc(krc_node.dev->ibdev, KRCORE_CARD_SIZE,
-			    DMA_FROM_DEVICE);
-	if (!kop)
-		goto out;
-	start = ktime_get_ns();
-	ret = krc_conn_read(conn, kop, conn->probe_addr, conn->probe_rkey,
-			    KRCORE_CARD_SIZE);
-	if (!ret)
-		ret = krc_kop_wait(kop, 2000);
-	/*
-	 * A slow answer is not a dead connection: other processes share
-	 * it. A READ that failed already failed the connection (conn.c);
-	 * one that never completes is the watchdog's (recovery.c).
-	 */
-	pr.elapsed_ns = ktime_get_ns() - start;
-	if (!ret)
-		ret = krc_card_decode(kop->buf, &pr.card) ? -EBADMSG : 0;
-	krc_kop_put(kop);
-	krc_event(KRC_EV_PROBES);
-	if (!ret && copy_to_user(uarg, &pr, sizeof(pr)))
-		ret = -EFAULT;
-out:
-	krc_conn_put(conn);
-	return ret;
-}
-
-static long krc_ioc_reg_mr(struct krc_vqueue *vq, void __user *uarg)
-{
-	struct krcore_reg_mr req;
-	int ret;
-
-	if (!vq->proc || current->mm != vq->mm)
-		return -EACCES;
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	ret = krc_mr_reg(vq->proc, &req);
-	if (ret)
-		return ret;
-	if (copy_to_user(uarg, &req, sizeof(req))) {
-		krc_mr_dereg(vq->proc, req.lkey);
-		return -EFAULT;
-	}
-	return 0;
-}
-
-static long krc_ioc_dereg_mr(struct krc_vqueue *vq, void __user *uarg)
-{
-	struct krcore_dereg_mr req;
-
-	if (!vq->proc || current->mm != vq->mm)
-		return -EACCES;
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	if (req.reserved)
-		return -EINVAL;
-	return krc_mr_dereg(vq->proc, req.lkey);
-}
-
-/*
- * A qpush that failed as a whole, before any request was looked at (not
- * the VQ's owner, device gone, killed): done 0, the errno, reason OK.
- */
-static long krc_qpush_fail(void __user *uarg, long err)
-{
-	struct krcore_qpush __user *u = uarg;
-
-	if (put_user(0, &u->done) || put_user((u32)-err, &u->error) ||
-	    put_user(KRCORE_R_OK, &u->reason))
-		return -EFAULT;
-	return err;
-}
-
-static long krc_ioc_qpush(struct krc_vqueue *vq, void __user *uarg)
-{
-	struct krcore_qpush req;
-	long ret;
-
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	if (!vq->proc)
-		return krc_qpush_fail(uarg, -EACCES);
-	req.error = 0;
-	ret = krc_vq_push(vq, u64_to_user_ptr(req.wrs), req.count, &req);
-	/* All posted: the count is the answer, nothing to copy back. */
-	if (!ret)
-		return req.done;
-	if (!req.error)
-		return krc_qpush_fail(uarg, ret);
-	if (copy_to_user(uarg, &req, sizeof(req)))
-		return -EFAULT;
-	return ret;
-}
-
 /* Connected: on a pooled connection or on the datagram path. */
-static bool krc_vq_connected(struct krc_vqueue *vq)
+bool krc_vq_connected(struct krc_vqueue *vq)
 {
 	return READ_ONCE(vq->conn) || READ_ONCE(vq->dgram);
 }
 
-static bool krc_vq_ready(struct krc_vqueue *vq, struct krcore_qwait *w)
+/* Anything for QWAIT or poll to report (counts in @w)? */
+bool krc_vq_ready(struct krc_vqueue *vq, struct krcore_qwait *w)
 {
 	struct krcore_recv_ring *r = vq->rring;
 
@@ -666,150 +339,6 @@ static bool krc_vq_ready(struct krc_vqueue *vq, struct krcore_qwait *w)
 					READ_ONCE(r->consumer), vq->rentries) : 0;
 	return w->available || w->messages || READ_ONCE(vq->gone) ||
 	       (!r && !krc_vq_connected(vq));
-}
-
-static long krc_ioc_qwait(struct krc_vqueue *vq, void __user *uarg, size_t usize)
-{
-	struct krcore_qwait req = {};
-	long ret = 0;
-
-	if (copy_from_user(&req, uarg, usize))
-		return -EFAULT;
-	if (!vq->ring && !vq->rring) {
-		req.available = 0;
-		req.messages = 0;
-		return copy_to_user(uarg, &req, sizeof(req)) ? -EFAULT :
-							       -ENOTCONN;
-	}
-	if (!krc_vq_ready(vq, &req) && req.timeout_ms) {
-		ret = wait_event_interruptible_timeout
-			(vq->wq, krc_vq_ready(vq, &req),
-			 msecs_to_jiffies(req.timeout_ms));
-		if (ret == -ERESTARTSYS)
-			ret = -EINTR;
-		else if (ret > 0)
-			ret = 0;
-	}
-	if (!ret && !req.available && !req.messages) {
-		if (READ_ONCE(vq->gone))
-			ret = -ENODEV;
-		else
-			ret = krc_vq_connected(vq) || vq->rring ? -ETIMEDOUT :
-								  -ENOTCONN;
-	}
-	if (copy_to_user(uarg, &req, usize))
-		return -EFAULT;
-	return ret;
-}
-
-static long krc_ioc_qbind(struct krc_vqueue *vq, void __user *uarg)
-{
-	struct krcore_qbind req;
-	int ret;
-
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	mutex_lock(&vq->lock);
-	ret = krc_vq_bind_port(vq, req.port, &req.ring_size);
-	mutex_unlock(&vq->lock);
-	if (!ret && copy_to_user(uarg, &req, sizeof(req)))
-		ret = -EFAULT;
-	return ret;
-}
-
-/*
- * Commands that use the node's device enter its gate: device removal
- * waits for them, and they fail with ENODEV once it is gone (or once this
- * VQ lost it).
- */
-static int krc_vq_enter(struct krc_vqueue *vq)
-{
-	int ret = krc_node_enter();
-
-	if (!ret && READ_ONCE(vq->gone)) {
-		krc_node_leave();
-		ret = -ENODEV;
-	}
-	return ret;
-}
-
-static long krc_vq_ioctl_dev(struct krc_vqueue *vq, unsigned int cmd,
-			     void __user *uarg)
-{
-	switch (cmd) {
-	case KRCORE_IOC_LOOKUP:
-		return krc_ioc_lookup(uarg);
-	case KRCORE_IOC_QCONNECT:
-	case KRCORE_IOC_QCONNECT_ABI2:
-		return krc_ioc_qconnect(vq, uarg, _IOC_SIZE(cmd));
-	case KRCORE_IOC_PROBE:
-		return krc_ioc_probe(vq, uarg);
-	case KRCORE_IOC_REG_MR:
-		return krc_ioc_reg_mr(vq, uarg);
-	case KRCORE_IOC_DEREG_MR:
-		return krc_ioc_dereg_mr(vq, uarg);
-	case KRCORE_IOC_QPUSH:
-		return krc_ioc_qpush(vq, uarg);
-	case KRCORE_IOC_QBIND:
-		return krc_ioc_qbind(vq, uarg);
-	default:
-		return -ENOTTY;
-	}
-}
-
-static long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
-{
-	struct krc_vqueue *vq = file->private_data;
-	void __user *uarg = (void __user *)arg;
-	long ret;
-
-	switch (cmd) {
-	case KRCORE_IOC_VERSION:
-		ret = krc_ioc_version(uarg);
-		break;
-	case KRCORE_IOC_QUERY_CARD:
-		ret = krc_ioc_query_card(uarg);
-		break;
-	case KRCORE_IOC_QUERY_PORT:
-		ret = krc_ioc_query_port(uarg);
-		break;
-	case KRCORE_IOC_NODE_INFO:
-		ret = krc_ioc_node_info(uarg);
-		break;
-	case KRCORE_IOC_PEER_INFO:
-		ret = krc_ioc_peer_info(uarg);
-		break;
-	case KRCORE_IOC_PEER_STATS:
-		ret = krc_ioc_peer_stats(uarg);
-		break;
-	case KRCORE_IOC_QWAIT:
-	case KRCORE_IOC_QWAIT_ABI3:
-		ret = krc_ioc_qwait(vq, uarg, _IOC_SIZE(cmd));
-		break;
-	case KRCORE_IOC_LOOKUP:
-	case KRCORE_IOC_QCONNECT:
-	case KRCORE_IOC_QCONNECT_ABI2:
-	case KRCORE_IOC_PROBE:
-	case KRCORE_IOC_REG_MR:
-	case KRCORE_IOC_DEREG_MR:
-	case KRCORE_IOC_QPUSH:
-	case KRCORE_IOC_QBIND:
-		ret = krc_vq_enter(vq);
-		if (ret) {
-			if (cmd == KRCORE_IOC_QPUSH)
-				ret = krc_qpush_fail(uarg, ret);
-			break;
-		}
-		ret = krc_vq_ioctl_dev(vq, cmd, uarg);
-		krc_node_leave();
-		break;
-	default:
-		ret = -ENOTTY;
-		break;
-	}
-	if (ret < 0)
-		krc_event(KRC_EV_IOCTL_ERRORS);
-	return ret;
 }
 
 /*
@@ -858,6 +387,27 @@ static struct miscdevice krc_miscdev = {
 	.fops = &krc_vq_fops,
 	.mode = 0660,
 };
+
+/*
+ * The handlers through which the layers below reach the data layer,
+ * registered once at load, before any connection or datagram exists.
+ */
+static const struct krc_conn_ops krc_data_conn_ops = {
+	.complete = krc_dp_dispatch,
+	.recv = krc_recv_dispatch,
+	.recover = krc_recover,
+	.gone = krc_dp_conn_gone,
+	.move_vqs = krc_vqs_to_dgram,
+	.peer_dg_vqs = krc_dg_vqs,
+	.peer_stop = krc_dg_peer_stop,
+	.peer_free = krc_dg_peer_free,
+};
+
+void krc_data_init(void)
+{
+	krc_conn_set_ops(&krc_data_conn_ops);
+	krc_ctrl_on_dgram(krc_dg_recv);
+}
 
 int krc_chardev_init(void)
 {

@@ -17,7 +17,7 @@
 kver=$(uname -r)
 ko=$KRC_REPO/build/dkms/$kver/krcore.ko
 [ -f "$ko" ] || skip "no DKMS-built module for $kver in build/dkms (run scripts/dkms-build.sh or tests/run.sh pkg on the host)"
-ver=$(sed -n 's/^#define KRC_VERSION[[:space:]]*"\(.*\)"/\1/p' "$KRC_REPO/kernel/krcore.h")
+ver=$(sed -n 's/^#define KRC_VERSION[[:space:]]*"\(.*\)"/\1/p' "$KRC_REPO/kernel/core/core.h")
 log "module $ko, version $ver"
 
 check "built for this kernel" '[ "$(modinfo -F vermagic "$ko" | cut -d " " -f 1)" = "$kver" ]'

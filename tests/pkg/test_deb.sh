@@ -21,7 +21,7 @@ for p in $PKGS; do
 	fi
 done
 kver=$(scripts/kver.sh) || pkg_skip "no kernel with headers (make deps)"
-ver=$(sed -n 's/^#define KRC_VERSION[[:space:]]*"\(.*\)"/\1/p' kernel/krcore.h)
+ver=$(sed -n 's/^#define KRC_VERSION[[:space:]]*"\(.*\)"/\1/p' kernel/core/core.h)
 abi=$(sed -n 's/^#define KRCORE_ABI_VERSION[[:space:]]*//p' include/uapi/krcore.h)
 debs=$BUILD/deb
 tmp=$(mktemp -d /tmp/krc-pkg-deb.XXXXXX)

@@ -11,7 +11,7 @@
 [ "$(id -u)" -eq 0 ] || pkg_skip "needs root (dkms)"
 command -v dkms >/dev/null || pkg_skip "no dkms (make deps)"
 kver=$(scripts/kver.sh) || pkg_skip "no kernel with headers (make deps)"
-ver=$(sed -n 's/^#define KRC_VERSION[[:space:]]*"\(.*\)"/\1/p' kernel/krcore.h)
+ver=$(sed -n 's/^#define KRC_VERSION[[:space:]]*"\(.*\)"/\1/p' kernel/core/core.h)
 tmp=$(mktemp -d /tmp/krc-pkg-dkms.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 ko=$BUILD/dkms/$kver/krcore.ko

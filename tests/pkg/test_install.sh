@@ -12,7 +12,7 @@
 tmp=$(mktemp -d /tmp/krc-pkg-install.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 d=$tmp/usr-root
-ver=$(sed -n 's/^#define KRC_VERSION[[:space:]]*"\(.*\)"/\1/p' kernel/krcore.h)
+ver=$(sed -n 's/^#define KRC_VERSION[[:space:]]*"\(.*\)"/\1/p' kernel/core/core.h)
 abi=$(sed -n 's/^#define KRCORE_ABI_VERSION[[:space:]]*//p' include/uapi/krcore.h)
 
 # The build tree's .pc as a plain 'make' leaves it (PREFIX /usr/local).

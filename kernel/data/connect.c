@@ -23,7 +23,7 @@
  */
 #include <linux/ktime.h>
 
-#include "krcore.h"
+#include "data/data.h"
 #include "card.h"
 
 static bool krc_connect_dgram_wanted(struct krc_peer *peer,
@@ -150,7 +150,7 @@ int krc_connect(const u8 gid[16], unsigned long timeout_ms,
 	}
 	if (peer->local) {
 		/* A process broke the last one: a new one, no handshake. */
-		conn = krc_node_loopback_connect();
+		conn = krc_loopback_connect();
 		ret = IS_ERR(conn) ? PTR_ERR(conn) : 0;
 		goto unlock;
 	}

@@ -27,7 +27,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 
-#include "krcore.h"
+#include "conn/conn.h"
 
 struct krc_hs {
 	struct list_head node;		/* on krc_hs_pending */
@@ -162,7 +162,7 @@ int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 	while (tries <= krc_param_hs_retries &&
 	       time_before(jiffies, o->deadline)) {
 		t = ktime_get_ns();
-		ret = krc_ctrl_send(peer, &req);
+		ret = krc_peer_send(peer, &req);
 		if (ret == -ENXIO)
 			break;
 		if (!sent) {
@@ -243,6 +243,30 @@ int krc_hs_connect(struct krc_peer *peer, struct krc_hs_opts *o,
 	return ret;
 }
 
+/* The initiator repeats its RTU until the peer acknowledges it. */
+void krc_hs_rtu_work(struct work_struct *work)
+{
+	struct krc_conn *conn = container_of(to_delayed_work(work),
+					     struct krc_conn, rtu_work);
+	struct krc_ctrl_msg msg = {};
+
+	if (conn->rtu_acked || !conn->peer || READ_ONCE(conn->dead))
+		return;
+	if (conn->rtu_tries++ >= krc_param_hs_retries) {
+		krc_event(KRC_EV_HS_RTU_GIVEUP);
+		return;
+	}
+	msg.type = KRC_MSG_RTU;
+	msg.card = krc_node.card;
+	msg.qpn = conn->qpn;
+	msg.peer_qpn = conn->remote_qpn;
+	if (!krc_peer_send(conn->peer, &msg))
+		krc_event(KRC_EV_HS_RTU_SENT);
+	queue_delayed_work(krc_wq, &conn->rtu_work,
+			   msecs_to_jiffies(krc_param_hs_timeout_ms <<
+					    min(conn->rtu_tries, 4)));
+}
+
 /* Answer to @to: a reply about our connection @conn (NULL for NAKs). */
 static void krc_hs_answer(struct krc_peer *to, u8 type, u64 req_id,
 			  struct krc_conn *conn, u32 peer_qpn, int status)
@@ -256,7 +280,7 @@ static void krc_hs_answer(struct krc_peer *to, u8 type, u64 req_id,
 		msg.qpn = conn->qpn;
 		msg.psn = conn->psn;
 	}
-	if (!krc_ctrl_send(to, &msg))
+	if (!krc_peer_send(to, &msg))
 		krc_event(type == KRC_MSG_CONNECT_NAK ? KRC_EV_HS_NAK_SENT :
 			  type == KRC_MSG_CONNECT_REP ? KRC_EV_HS_REP_SENT :
 			  KRC_EV_HS_RTU_ACK_SENT);
@@ -645,7 +669,7 @@ void krc_hs_goodbye_all(void)
 	for (i = 0; peers[i]; i++) {
 		if (!peers[i]->local && READ_ONCE(peers[i]->card_valid) &&
 		    !READ_ONCE(krc_fault_goodbye_off) &&
-		    !krc_ctrl_send(peers[i], &msg))
+		    !krc_peer_send(peers[i], &msg))
 			krc_event(KRC_EV_GOODBYE_SENT);
 		krc_peer_put(peers[i]);
 	}

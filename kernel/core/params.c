@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * main.c - krcore.ko: a microsecond-scale RDMA control plane.
- *
- * Module load pre-initialises the context of every RDMA device (device.c)
- * and opens /dev/krcore (vq.c), whose every open is a virtual queue.
+ * params.c - krcore.ko's module parameters (man/krcore.4), and the fault
+ * knobs of the tests (fault_*, not documented there) with their helpers.
+ * Every layer reads them; params.h declares them. Two fault knobs act on
+ * objects of upper layers and live with them: fault_conn_error
+ * (data/recovery.c) and fault_evict_conn (conn/evict.c).
  */
 #include <linux/delay.h>
-#include <linux/module.h>
-#include <linux/random.h>
+#include <linux/moduleparam.h>
 
-#include "krcore.h"
+#include "core/params.h"
 
 char *krc_param_ibdev;
 module_param_named(ibdev, krc_param_ibdev, charp, 0444);
@@ -89,25 +89,6 @@ bool krc_param_prewarm;
 module_param_named(prewarm, krc_param_prewarm, bool, 0444);
 MODULE_PARM_DESC(prewarm,
 		 "Connect to every node registered with the MetaServer right after registering (default no)");
-
-/* Writing a connection id fails that connection (tests of recovery). */
-static int krc_fault_conn_error_set(const char *val,
-				    const struct kernel_param *kp)
-{
-	u32 id;
-	int ret = kstrtou32(val, 0, &id);
-
-	if (ret)
-		return ret;
-	return krc_conns_fail_id(id);
-}
-
-static const struct kernel_param_ops krc_fault_conn_error_ops = {
-	.set = krc_fault_conn_error_set,
-};
-
-module_param_cb(fault_conn_error, &krc_fault_conn_error_ops, NULL, 0200);
-MODULE_PARM_DESC(fault_conn_error, "Fault injection: fail the connection with this id");
 
 uint krc_param_max_peers = 65536;
 module_param_named(max_peers, krc_param_max_peers, uint, 0644);
@@ -262,23 +243,6 @@ module_param_named(fault_close_delay_ms, krc_fault_close_delay_ms, int, 0644);
 MODULE_PARM_DESC(fault_close_delay_ms,
 		 "Fault injection: closing a connection for the RC cap waits this long between its empty-queue check and the close handshake (0: not at all)");
 
-static int krc_fault_evict_conn_set(const char *val,
-				    const struct kernel_param *kp)
-{
-	u32 id;
-	int ret = kstrtou32(val, 0, &id);
-
-	return ret ? ret : krc_rc_evict_id(id);
-}
-
-static const struct kernel_param_ops krc_fault_evict_conn_ops = {
-	.set = krc_fault_evict_conn_set,
-};
-
-module_param_cb(fault_evict_conn, &krc_fault_evict_conn_ops, NULL, 0200);
-MODULE_PARM_DESC(fault_evict_conn,
-		 "Fault injection: close the connection with this id as the RC cap would, in the background");
-
 int krc_fault_dg_fail_after;
 module_param_named(fault_dg_fail_after, krc_fault_dg_fail_after, int, 0644);
 MODULE_PARM_DESC(fault_dg_fail_after,
@@ -332,78 +296,3 @@ bool krc_fault_take(int *fault)
 	return false;
 }
 
-u64 krc_incarnation;
-struct workqueue_struct *krc_wq;
-
-/* The control plane could not start at load: say why, once. */
-static void krc_warn_no_port(void)
-{
-	if (krc_param_ibdev && *krc_param_ibdev)
-		pr_warn("krcore: ibdev=%s: no such RDMA device with an active RoCE port and address: /dev/krcore answers ENODEV until it appears\n",
-			krc_param_ibdev);
-	else
-		pr_warn("krcore: no active RoCE port with an address: /dev/krcore answers ENODEV until one appears\n");
-}
-
-static int __init krc_init(void)
-{
-	int ret;
-
-	/* A fresh, non-zero incarnation tells peers that this load is new. */
-	do {
-		krc_incarnation = get_random_u64();
-	} while (!krc_incarnation);
-
-	ret = krc_stats_init();
-	if (ret)
-		return ret;
-	krc_wq = alloc_workqueue("krcore", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	if (!krc_wq) {
-		ret = -ENOMEM;
-		goto err_stats;
-	}
-	krc_conn_init();
-	krc_watchdog_init();
-	ret = krc_device_init();
-	if (ret)
-		goto err_wq;
-	/* No RDMA port yet is not fatal: /dev/krcore answers ENODEV. */
-	if (krc_node_start() == -ENODEV)
-		krc_warn_no_port();
-	ret = krc_chardev_init();
-	if (ret)
-		goto err_device;
-	pr_info("krcore: loaded, version %s, ABI %d, incarnation %016llx\n",
-		KRC_VERSION, KRCORE_ABI_VERSION, krc_incarnation);
-	return 0;
-
-err_device:
-	krc_node_stop();
-	krc_device_exit();
-err_wq:
-	krc_watchdog_exit();
-	destroy_workqueue(krc_wq);
-err_stats:
-	krc_stats_exit();
-	return ret;
-}
-
-static void __exit krc_exit(void)
-{
-	krc_chardev_exit();
-	krc_node_stop();
-	krc_device_exit();
-	krc_watchdog_exit();
-	destroy_workqueue(krc_wq);
-	krc_stats_exit();
-	if (!krc_stats_report_leaks())
-		pr_info("krcore: unloaded, every object freed\n");
-}
-
-module_init(krc_init);
-module_exit(krc_exit);
-
-MODULE_AUTHOR("krcore developers");
-MODULE_DESCRIPTION("krcore: microsecond-scale RDMA control plane with virtual queues over shared QPs");
-MODULE_LICENSE("GPL");
-MODULE_VERSION(KRC_VERSION);
