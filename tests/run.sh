@@ -224,6 +224,16 @@ run_style() {
 		echo "not ok - style: checkpatch"
 		flunk style
 	fi
+	# The kernel's layers run one way (includes, and the built objects'
+	# symbols): scripts/layers.sh
+	if out=$(sh scripts/layers.sh 2>&1); then
+		echo "ok - style: ${out#layers: }"
+		pass
+	else
+		echo "$out"
+		echo "not ok - style: a kernel layer reaches up (scripts/layers.sh)"
+		flunk layers
+	fi
 	run_man
 	run_mutants_apply
 	# krcluster's kernel-log scan on made-up logs (tests/logscan/check.sh)
