@@ -56,7 +56,17 @@ pass1="${up1}[node1] all checks passed\r\nkrc-node 1: exit 0\r\n"
 # Debian 6.1's watchdog: one netdev_crit line, then virtio_net's own.
 wd='[  81.250000] virtio_net virtio0 eth0: NETDEV WATCHDOG: CPU: 0: transmit queue 0 timed out 5120 ms\r\n[  81.251000] virtio_net virtio0 eth0: TX timeout on queue: 0, sq: output.0, vq: 0x1, name: output.0, 5120000 usecs ago\r\n'
 # An older kernel's: WARN_ONCE, its registers and trace.
-wdwarn='[  81.250000] ------------[ cut here ]------------\r\n[  81.250000] NETDEV WATCHDOG: eth0 (virtio_net): transmit queue 0 timed out\r\n[  81.250001] WARNING: CPU: 0 PID: 0 at net/sched/sch_generic.c:525 dev_watchdog+0x207/0x210\r\n[  81.250002] Modules linked in: krcore rdma_rxe\r\n[  81.250003] CPU: 0 PID: 0 Comm: swapper/0 Not tainted 6.1.0 #1\r\n[  81.250004] RIP: 0010:dev_watchdog+0x207/0x210\r\n[  81.250005] Call Trace:\r\n[  81.250006]  <IRQ>\r\n[  81.250007]  call_timer_fn+0x27/0x130\r\n[  81.250008]  </IRQ>\r\n[  81.250009] ---[ end trace 0000000000000000 ]---\r\n'
+wdwarn='[  81.250000] ------------[ cut here ]------------\r\n'
+wdwarn="$wdwarn"'[  81.250000] NETDEV WATCHDOG: eth0 (virtio_net): transmit queue 0 timed out\r\n'
+wdwarn="$wdwarn"'[  81.250001] WARNING: CPU: 0 PID: 0 at net/sched/sch_generic.c:525 dev_watchdog+0x207/0x210\r\n'
+wdwarn="$wdwarn"'[  81.250002] Modules linked in: krcore rdma_rxe\r\n'
+wdwarn="$wdwarn"'[  81.250003] CPU: 0 PID: 0 Comm: swapper/0 Not tainted 6.1.0 #1\r\n'
+wdwarn="$wdwarn"'[  81.250004] RIP: 0010:dev_watchdog+0x207/0x210\r\n'
+wdwarn="$wdwarn"'[  81.250005] Call Trace:\r\n'
+wdwarn="$wdwarn"'[  81.250006]  <IRQ>\r\n'
+wdwarn="$wdwarn"'[  81.250007]  call_timer_fn+0x27/0x130\r\n'
+wdwarn="$wdwarn"'[  81.250008]  </IRQ>\r\n'
+wdwarn="$wdwarn"'[  81.250009] ---[ end trace 0000000000000000 ]---\r\n'
 fails='[node0] FAIL: barrier b: only 1 of 2 nodes after 120s\r\n[node0] FAIL: probe of node1\r\n[node0] 2 check(s) failed\r\nkrc-node 0: exit 1\r\n'
 down0='krc-node 0: testbed network down: no answer from 10.77.0.2 to 60 pings\r\n2: eth0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500\r\nkrc-node 0: node setup failed\r\nkrc-node 0: exit 125\r\n'
 down1='krc-node 1: testbed network down: no answer from 10.77.0.1 to 60 pings\r\nkrc-node 1: node setup failed\r\nkrc-node 1: exit 125\r\n'

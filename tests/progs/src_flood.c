@@ -241,6 +241,8 @@ static uint32_t make_dgram(struct flood *f, uint8_t *out)
 	while (!h.stream);
 	h.dst_incarnation = 0;
 	h.remote_addr = 0x1000;
+	h.swap = h.remote_addr;	/* the request's segment: 8 bytes at 0x1000 */
+	h.compare_add = h.len;
 	h.rkey = (uint32_t)rnd(&f->rng);
 	krc_dg_encode(&h, out);
 	ret = krc_dg_decode(out, KRC_DG_HDR_SIZE, &chk);

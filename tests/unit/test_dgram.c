@@ -829,7 +829,7 @@ static void test_range_inside(void **state)
 	}
 }
 
-/* The segments the requester (kernel/data/dgram.c) cuts a request into. */
+/* The segments the requester (kernel/data/dg_tx.c) cuts a request into. */
 static void test_range_segments(void **state)
 {
 	static const u64 totals[] = {
