@@ -108,6 +108,19 @@ void krr_stats_of(const struct krr_series *s, struct krr_stats *st)
 	st->mean = mean;
 }
 
+bool krr_row_stats(const struct krr *r, unsigned int fig, unsigned int m,
+		   unsigned int k, unsigned int *x, struct krr_stats *st)
+{
+	const struct krr_series *s;
+
+	*x = r->figs[fig]->order[k];
+	s = krr_find_series(r, fig, (int)m, *x);
+	if (!s)
+		return false;
+	krr_stats_of(s, st);
+	return true;
+}
+
 /* The median of method @name of figure @fig at x @x; false if none. */
 static bool krr_median(const struct krr *r, unsigned int fig,
 		       const char *name, unsigned int x, double *med)

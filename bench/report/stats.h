@@ -32,6 +32,12 @@ const struct krr_series *krr_find_series(const struct krr *r,
 					 unsigned int x);
 /* The statistics of a sorted series with samples. */
 void krr_stats_of(const struct krr_series *s, struct krr_stats *st);
+/*
+ * A row of figure @fig's tables: the statistics of method @m at the @k-th
+ * x shown, whose index goes in @x; false if that series has no sample.
+ */
+bool krr_row_stats(const struct krr *r, unsigned int fig, unsigned int m,
+		   unsigned int k, unsigned int *x, struct krr_stats *st);
 /* A ratio at one x: its value (when defined) and its outcome. */
 enum krr_status krr_ratio_at(const struct krr *r, unsigned int fig,
 			     const struct krr_ratio *ra, unsigned int x,

@@ -65,7 +65,6 @@ static void krr_json_figure(const struct krr *r, struct json *j,
 			    unsigned int fig, uint64_t *tally)
 {
 	const struct krr_figure *fg = r->figs[fig];
-	const struct krr_series *s;
 	struct krr_stats st;
 	unsigned int m, k, x;
 
@@ -91,11 +90,8 @@ static void krr_json_figure(const struct krr *r, struct json *j,
 	json_array_begin(j);
 	for (m = 0; m < fg->nmethods; m++) {
 		for (k = 0; k < fg->nxs; k++) {
-			x = fg->order[k];
-			s = krr_find_series(r, fig, (int)m, x);
-			if (!s)
+			if (!krr_row_stats(r, fig, m, k, &x, &st))
 				continue;
-			krr_stats_of(s, &st);
 			json_object_begin(j);
 			json_kv_string(j, "method", fg->methods[m]);
 			json_kv_string(j, "x", fg->xs[x]);

@@ -14,6 +14,12 @@
 
 #include "stats.h"
 
+/* Decimals for a number of magnitude @a written without an exponent. */
+static int krr_decimals(double a)
+{
+	return a >= 100 ? 1 : a >= 1 ? 2 : 3;
+}
+
 /* @v in at most 12 characters, with digits that fit its size. */
 static void krr_fmt(char *buf, size_t cap, double v)
 {
@@ -21,12 +27,8 @@ static void krr_fmt(char *buf, size_t cap, double v)
 
 	if (a >= 1e9 || (a > 0 && a < 0.01))
 		snprintf(buf, cap, "%.3e", v);
-	else if (a >= 100)
-		snprintf(buf, cap, "%.1f", v);
-	else if (a >= 1)
-		snprintf(buf, cap, "%.2f", v);
 	else
-		snprintf(buf, cap, "%.3f", v);
+		snprintf(buf, cap, "%.*f", krr_decimals(a), v);
 }
 
 static void krr_fmt_ratio(char *buf, size_t cap, double v)
@@ -35,12 +37,8 @@ static void krr_fmt_ratio(char *buf, size_t cap, double v)
 
 	if (a >= 1e6 || (a > 0 && a < 0.001))
 		snprintf(buf, cap, "%.3gx", v);
-	else if (a >= 100)
-		snprintf(buf, cap, "%.1fx", v);
-	else if (a >= 1)
-		snprintf(buf, cap, "%.2fx", v);
 	else
-		snprintf(buf, cap, "%.3fx", v);
+		snprintf(buf, cap, "%.*fx", krr_decimals(a), v);
 }
 
 static void krr_rule(FILE *f, int width)
@@ -120,7 +118,6 @@ static void krr_summary_ratio(const struct krr *r, FILE *f, unsigned int fig,
 static void krr_summary_figure(struct krr *r, FILE *f, unsigned int fig)
 {
 	const struct krr_figure *fg = r->figs[fig];
-	const struct krr_series *s;
 	char num[5][32], h[5][KRR_UNIT_LEN + 16];
 	static const char *const cols[] = {
 		"median", "p99", "mean", "min", "max",
@@ -157,11 +154,8 @@ static void krr_summary_figure(struct krr *r, FILE *f, unsigned int fig)
 		fputc('\n', f);
 		for (m = 0; m < fg->nmethods; m++) {
 			for (k = 0; k < fg->nxs; k++) {
-				x = fg->order[k];
-				s = krr_find_series(r, fig, (int)m, x);
-				if (!s)
+				if (!krr_row_stats(r, fig, m, k, &x, &st))
 					continue;
-				krr_stats_of(s, &st);
 				krr_fmt(num[0], sizeof(num[0]), st.median);
 				krr_fmt(num[1], sizeof(num[1]), st.p99);
 				krr_fmt(num[2], sizeof(num[2]), st.mean);
