@@ -301,11 +301,17 @@ $(BUILD)/bin/%: bench/%.c $(BUILD)/lib/libkrcore.a
 # The benchmarks' reporting side, plain C with no RDMA library:
 # krbench_report (sample lines to a summary, JSON with krctl's writer, data
 # and gnuplot scripts) and state_table (the QP state model of
-# common/qp_state.c). krbench_report-lib.o is it without main(), for its
+# common/qp_state.c). krbench_report is bench/krbench_report.c, the
+# program, and its parts in bench/report/ (the parser, the statistics, a
+# writer per output: a folder of their own, as every bench/*.c is a
+# program); krbench_report-lib.o is the program without main(), for its
 # unit test.
-KRR_OBJS := $(BUILD)/obj/bench/krbench_report.o $(BUILD)/obj/tools/krctl/json.o
-$(BUILD)/obj/bench/krbench_report.o $(BUILD)/obj/bench/krbench_report-lib.o: \
-	CPPFLAGS += -Itools/krctl
+KRR_SRCS := $(wildcard bench/report/*.c)
+KRR_HDRS := bench/krbench_report.h $(wildcard bench/report/*.h)
+KRR_PART_OBJS := $(KRR_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tools/krctl/json.o
+KRR_OBJS := $(BUILD)/obj/bench/krbench_report.o $(KRR_PART_OBJS)
+$(BUILD)/obj/bench/krbench_report.o $(BUILD)/obj/bench/krbench_report-lib.o \
+	$(KRR_SRCS:%.c=$(BUILD)/obj/%.o): CPPFLAGS += -Ibench -Itools/krctl
 
 $(BUILD)/obj/bench/krbench_report-lib.o: bench/krbench_report.c
 	@mkdir -p $(dir $@)
@@ -320,21 +326,22 @@ $(BUILD)/bin/state_table: $(BUILD)/obj/bench/state_table.o $(BUILD)/obj/common/q
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
 $(BUILD)/tests/test_krbench_report: tests/unit/test_krbench_report.c \
-		$(BUILD)/obj/bench/krbench_report-lib.o $(BUILD)/obj/tools/krctl/json.o
+		$(BUILD)/obj/bench/krbench_report-lib.o $(KRR_PART_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/include -Ibench -o $@ $< \
-		$(BUILD)/obj/bench/krbench_report-lib.o $(BUILD)/obj/tools/krctl/json.o -lcmocka
+		$(BUILD)/obj/bench/krbench_report-lib.o $(KRR_PART_OBJS) -lcmocka
 
 $(BUILD)/tests/test_qp_state: tests/unit/test_qp_state.c $(BUILD)/obj/common/qp_state.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/include -o $@ $< $(BUILD)/obj/common/qp_state.o -lcmocka
 
-# The report's parser and writers under libFuzzer (no file is written).
-$(BUILD)/fuzz/fuzz_krbench_report: tests/fuzz/fuzz_krbench_report.c bench/krbench_report.c \
-		bench/krbench_report.h tools/krctl/json.c tools/krctl/json.h
+# The report's parser and writers under libFuzzer (no file is written):
+# bench/report/, the parts without the program.
+$(BUILD)/fuzz/fuzz_krbench_report: tests/fuzz/fuzz_krbench_report.c $(KRR_SRCS) \
+		$(KRR_HDRS) tools/krctl/json.c tools/krctl/json.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -DKRR_NO_MAIN -Ibench -Itools/krctl -o $@ $< \
-		bench/krbench_report.c tools/krctl/json.c
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Ibench -Itools/krctl -o $@ $< \
+		$(KRR_SRCS) tools/krctl/json.c
 
 # The key-value store demo: the table, a krcore and a verbs backend; the
 # serverless transfer uses the same two backends.

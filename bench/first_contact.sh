@@ -40,7 +40,7 @@ READS=${KRC_BENCH_FC_READS:-2000}
 SRELOAD=${KRC_BENCH_FC_SERVER_RELOAD:-1}
 OUT=$KRC_RUN/first_contact.samples
 
-# The samples as krbench_report input (bench/krbench_report.c): the first
+# The samples as krbench_report input (bench/report/parse.c): the first
 # READ of a brand-new process per path, and the synchronous READ latency
 # of a VQ on datagrams vs on RC.
 fc_samples() {

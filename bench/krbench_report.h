@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * krbench_report.h - the parts of krbench_report (bench/krbench_report.c)
- * the unit tests and the fuzzer call: parse sample lines, then write the
- * summary, the JSON document and each figure's data and gnuplot script.
- * The sample format is described at the top of krbench_report.c and in
- * docs/benchmarks.md.
+ * krbench_report.h - the parts of krbench_report (bench/krbench_report.c,
+ * bench/report/) the unit tests and the fuzzer call: parse sample lines,
+ * then write the summary, the JSON document and each figure's data and
+ * gnuplot script. The sample format is described at the top of
+ * bench/report/parse.c and in docs/benchmarks.md.
  */
 #ifndef KRBENCH_REPORT_H
 #define KRBENCH_REPORT_H

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * fuzz_krbench_report.c - libFuzzer target for the benchmarks' report
- * (bench/krbench_report.c): any bytes as sample lines, then every writer
- * (summary, JSON, each figure's data and gnuplot script) into memory.
+ * (bench/report/: the parser, the statistics, the writers): any bytes as
+ * sample lines, then every writer (summary, JSON, each figure's data and
+ * gnuplot script) into memory.
  * Checks: every line is counted in exactly one class, the limits hold,
  * the JSON writer saw its calls in order, a second report of the same
  * state is the same bytes, and what a gnuplot script quotes cannot end

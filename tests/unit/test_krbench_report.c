@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * test_krbench_report.c - the benchmarks' report (bench/krbench_report.c):
- * the statistics of a series (median, p99, mean, min, max), ratio lines
- * and their targets, a ratio whose method or figure is missing, malformed
- * and over-limit lines counted and skipped, numeric and categorical x,
- * the files written into a results directory (summary as on stdout, one
- * JSON document, which a small validator parses, data and gnuplot scripts
- * with log scales and bars where they belong, hostile titles quoted).
+ * test_krbench_report.c - the benchmarks' report (bench/krbench_report.c
+ * and bench/report/): the statistics of a series (median, p99, mean, min,
+ * max), ratio lines and their targets, a ratio whose method or figure is
+ * missing, malformed and over-limit lines counted and skipped, numeric and
+ * categorical x, the files written into a results directory (summary as on
+ * stdout, one JSON document, which a small validator parses, data and
+ * gnuplot scripts with log scales and bars where they belong, hostile
+ * titles quoted).
  */
 #include <stdarg.h>
 #include <stddef.h>
