@@ -378,6 +378,15 @@ $(BUILD)/tests/abi_old%: tests/progs/abi/abi_old.c tests/progs/abi/krcore_abi%.h
 	$(CC) $(ALL_CFLAGS) -DKRC_OLD_ABI=$* -o $@ $<
 
 # Programs the cluster tests run inside the nodes.
+# The data-plane scenarios (tests/progs/dp_*.c, one program each) link
+# their shared part, tests/progs/dp/helpers.c.
+DP_HELPERS := $(BUILD)/obj/tests/progs/dp/helpers.o
+DP_BINS    := $(filter $(BUILD)/tests/dp_%,$(PROG_BINS))
+$(DP_BINS): $(BUILD)/tests/%: tests/progs/%.c tests/progs/dp/helpers.h tests/progs/tp.h \
+		$(DP_HELPERS) $(BUILD)/lib/libkrcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(DP_HELPERS) $(BUILD)/lib/libkrcore.a
+
 $(BUILD)/tests/ud_garbage: tests/progs/ud_garbage.c tests/progs/ud.h $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -libverbs

@@ -29,7 +29,7 @@ if [ "$KRC_NODE" = 0 ]; then
 	check "module loads" 'krc_load meta_host=1'
 	# The busy check: this node refuses every handshake (half-open cap).
 	param max_half_open 0
-	"$KRC_TBIN/dp_test" serve "$INFO" &
+	"$KRC_TBIN/dp_serve" "$INFO" &
 	srv=$!
 	barrier up
 	barrier busy

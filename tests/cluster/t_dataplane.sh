@@ -18,14 +18,13 @@
 . "$KRC_REPO/tests/cluster/lib.sh"
 META=$(node_ip 0)
 INFO=$KRC_RUN/srv.info
-DP=$KRC_TBIN/dp_test
 
 # The RC handshake path (dg_policy=0), whatever the default: the
 # shared RC QP is the test (QP_FULL, recovery) from the first request
 # on (docs/dg-policy-audit.md).
 if [ "$KRC_NODE" = 0 ]; then
 	check "module loads" 'krc_load meta_host=1 dg_policy=0 pool_size=1'
-	"$DP" serve "$INFO" &
+	"$KRC_TBIN/dp_serve" "$INFO" &
 	srv=$!
 	barrier up
 	barrier done 550
@@ -35,11 +34,11 @@ else
 	barrier up
 	check "module loads" "krc_load meta_server=$META dg_policy=0 pool_size=1"
 	check "READ/WRITE 8 B to 1 MiB and FAA/CAS, data verified" \
-		'"$DP" rw "$META" "$INFO"'
+		'"$KRC_TBIN/dp_rw" "$META" "$INFO"'
 	to0=$(counter wr_timeouts)
 	rec0=$(counter recoveries)
 	check "16 processes, interleaved batches, each gets its own completions" \
-		'"$DP" share "$META" "$INFO" 16 25'
+		'"$KRC_TBIN/dp_share" "$META" "$INFO" 16 25'
 	# A completion taken for another request leaves its own request
 	# waiting for the watchdog, whose recovery re-posts it: none here.
 	check "16 processes: every request completed by its own completion (no watchdog timeout, no recovery)" \
@@ -50,12 +49,12 @@ else
 	D=$KRC_RUN/dp
 	mkdir -p "$D/s1" "$D/s2"
 	rec0=$(counter recoveries)
-	"$DP" steady "$META" "$INFO" "$D/s1" 8 0 >"$KRC_RUN/steady1.out" 2>&1 &
+	"$KRC_TBIN/dp_steady" "$META" "$INFO" "$D/s1" 8 0 >"$KRC_RUN/steady1.out" 2>&1 &
 	good=$!
 	check "8 steady processes running" \
 		'wait_for 120 "[ \$(ls $D/s1 | grep -c \"^ready\\.\") = 8 ]"'
 	check "every malformed request refused with its errno" \
-		'"$DP" garbage "$META" "$INFO"'
+		'"$KRC_TBIN/dp_garbage" "$META" "$INFO"'
 	touch "$D/s1/stop"
 	check "beside the garbage: every completion in order, data checked, no VQ recovered" \
 		"wait $good"
@@ -67,19 +66,19 @@ else
 	param proc_max_wrs 4096
 	param proc_max_bytes 1073741824
 	check "four VQs far beyond their depth: VQ_FULL, QP_FULL at qp_depth, nothing lost" \
-		'"$DP" flood "$META" "$INFO"'
+		'"$KRC_TBIN/dp_flood" "$META" "$INFO"'
 	param proc_max_wrs 128
 	param proc_max_bytes 4194304
 
 	rec0=$(counter recoveries)
 	rp0=$(counter wr_reposted)
 	ne0=$(counter wr_not_executed)
-	"$DP" steady "$META" "$INFO" "$D/s2" 8 1+ >"$KRC_RUN/steady2.out" 2>&1 &
+	"$KRC_TBIN/dp_steady" "$META" "$INFO" "$D/s2" 8 1+ >"$KRC_RUN/steady2.out" 2>&1 &
 	good=$!
 	check "8 steady processes running" \
 		'wait_for 120 "[ \$(ls $D/s2 | grep -c \"^ready\\.\") = 8 ]"'
 	check "a bad rkey: that process gets the remote access error" \
-		'"$DP" badrkey "$META" "$INFO"'
+		'"$KRC_TBIN/dp_badrkey" "$META" "$INFO"'
 	touch "$D/s2/stop"
 	check "the others: every request completes in order, data checked, each VQ moved" \
 		"wait $good"
@@ -92,7 +91,7 @@ else
 	echo "re-posted: $(($(counter wr_reposted) - rp0)) requests of the others"
 	check "none of them failed as not executed" 'eq "$(counter wr_not_executed)" "$ne0"'
 
-	"$DP" inflight "$META" "$INFO" "$D" >"$KRC_RUN/inflight.out" 2>&1 &
+	"$KRC_TBIN/dp_inflight" "$META" "$INFO" "$D" >"$KRC_RUN/inflight.out" 2>&1 &
 	victim=$!
 	check "the victim has READs in flight" 'wait_for 60 "[ -e $D/inflight.ready ]"'
 	kill -9 $victim
@@ -104,7 +103,7 @@ else
 		 ! grep -q FAIL "$KRC_RUN/inflight.out"'
 	check "the killed process's VQ and registrations are gone" \
 		'wait_for 30 "eq \"\$(counter vq_created)\" \"\$(counter vq_destroyed)\" && eq \"\$(counter user_mr_created)\" \"\$(counter user_mr_destroyed)\""'
-	check "the pool keeps working" '"$DP" rw "$META" "$INFO" >/dev/null'
+	check "the pool keeps working" '"$KRC_TBIN/dp_rw" "$META" "$INFO" >/dev/null'
 	check "every process context freed" \
 		'eq "$(counter proc_created)" "$(counter proc_destroyed)"'
 	check "no stray completion, no watchdog timeout" \

@@ -26,7 +26,7 @@ NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bou
 
 if [ "$KRC_NODE" = 0 ]; then
 	check "MetaServer loads, executor queue of 2" 'krc_load meta_host=1 qp_depth=2'
-	"$KRC_TBIN/dp_test" serve "$INFO" &
+	"$KRC_TBIN/dp_serve" "$INFO" &
 	"$KRC_TBIN/wimm_range" serve 7001 "$WINFO" 120 >"$KRC_RUN/wimm.out" 2>&1 &
 	wpid=$!
 	barrier up

@@ -18,7 +18,7 @@ N=2000
 
 if [ "$KRC_NODE" = 0 ]; then
 	check "MetaServer loads" 'krc_load meta_host=1'
-	"$KRC_TBIN/dp_test" serve "$INFO" &
+	"$KRC_TBIN/dp_serve" "$INFO" &
 	"$KRC_TBIN/dg_move" recv 5001 240 $N >"$KRC_RUN/recv.out" 2>&1 &
 	rpid=$!
 	wait_for 30 'grep -q "recv ready" "$KRC_RUN/recv.out"'

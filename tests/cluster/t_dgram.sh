@@ -28,14 +28,13 @@
 . "$KRC_REPO/tests/cluster/lib.sh"
 META=$(node_ip 0)
 INFO=$KRC_RUN/srv.info
-DP=$KRC_TBIN/dp_test
 N=20
 
 if [ "$KRC_NODE" = 0 ]; then
 	check "module loads (datagrams only)" 'krc_load meta_host=1 dg_policy=3'
-	"$DP" serve "$INFO" &
+	"$KRC_TBIN/dp_serve" "$INFO" &
 	srv=$!
-	"$DP" echo 5000 $N "$KRC_RUN/echo.info" >"$KRC_RUN/echo0.out" 2>&1 &
+	"$KRC_TBIN/dp_msg" echo 5000 $N "$KRC_RUN/echo.info" >"$KRC_RUN/echo0.out" 2>&1 &
 	echo_pid=$!
 	barrier up
 	check "the echo process answered every message over datagrams" \
@@ -45,7 +44,7 @@ if [ "$KRC_NODE" = 0 ]; then
 	barrier a_done
 	param fault_dg_drop_every 25
 	param fault_dg_dup_every 20
-	"$DP" echo 5001 $N "$KRC_RUN/echo1.info" >"$KRC_RUN/echo1.out" 2>&1 &
+	"$KRC_TBIN/dp_msg" echo 5001 $N "$KRC_RUN/echo1.info" >"$KRC_RUN/echo1.out" 2>&1 &
 	echo_pid=$!
 	barrier b_ready
 	check "echo with lost and repeated datagrams" "wait $echo_pid"
@@ -96,11 +95,11 @@ else
 	check "module loads (datagrams only)" \
 		"krc_load meta_server=$META dg_policy=3"
 	check "A: READ/WRITE 8 B to 1 MiB and FAA/CAS over datagrams, data verified" \
-		'"$DP" rw "$META" "$INFO"'
+		'"$KRC_TBIN/dp_rw" "$META" "$INFO"'
 	check "A: every qconnect took the datagram path" \
 		'ge "$(counter qconnect_datagram)" 1 && eq "$(counter qconnect_handshake)" 0'
 	check "A: $N messages over datagrams, echoed and checked" \
-		'"$DP" ping "$META" 5000 $N "$KRC_RUN/echo.info"'
+		'"$KRC_TBIN/dp_msg" ping "$META" 5000 $N "$KRC_RUN/echo.info"'
 	check "A: no handshake, no RC connection" \
 		'eq "$(counter hs_req_sent)" 0 && eq "$(counter dg_switches)" 0'
 	check "A: no stream gave up" 'eq "$(counter dg_timeouts)" 0'
@@ -114,7 +113,7 @@ else
 	check "B: 300 WRITE/READ/FAA rounds exact with lost and repeated datagrams" \
 		'"$KRC_TBIN/dg_once" "$META" "$INFO" seq 300'
 	check "B: messages with lost and repeated datagrams" \
-		'"$DP" ping "$META" 5001 $N "$KRC_RUN/echo1.info"'
+		'"$KRC_TBIN/dp_msg" ping "$META" 5001 $N "$KRC_RUN/echo1.info"'
 	check "B: lost datagrams were repeated" 'ge "$(counter dg_retransmits)" 1'
 	check "B: no stream gave up" 'eq "$(counter dg_timeouts)" 0'
 	krctl counters | grep "^dg_" | tr '\n' ' '; echo
@@ -122,7 +121,7 @@ else
 	param fault_dg_drop_every 0
 	param fault_dg_dup_every 0
 	check "D: a bad rkey over datagrams: REM_ACCESS_ERR, the VQ goes on" \
-		'"$DP" badrkey "$META" "$INFO"'
+		'"$KRC_TBIN/dp_badrkey" "$META" "$INFO"'
 	check "D: a 64 KiB READ whose first datagram fails: one completion; VQs closed with its datagrams out" \
 		'"$KRC_TBIN/dg_once" "$META" "$INFO" split 20'
 	check "D: every VQ freed (none kept by its datagrams)" \
@@ -138,7 +137,7 @@ else
 	barrier f_sent
 	barrier f_counted
 	check "F: the server's data intact, READ/WRITE/atomics still exact" \
-		'"$DP" rw "$META" "$INFO"'
+		'"$KRC_TBIN/dp_rw" "$META" "$INFO"'
 	barrier f_done 300
 	barrier e_dead
 	t0=$(date +%s)
@@ -161,7 +160,7 @@ else
 		'"$KRC_TBIN/dg_once" "$META" "$INFO"'
 	param dg_policy 1
 	check "C: READ/WRITE and atomics across the move to RC, data verified" \
-		'"$DP" rw "$META" "$INFO"'
+		'"$KRC_TBIN/dp_rw" "$META" "$INFO"'
 	check "C: the VQ started on datagrams" \
 		'eq "$(counter qconnect_datagram)" 2'
 	check "C: RC was built behind it and the VQ moved" \

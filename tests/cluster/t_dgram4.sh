@@ -11,7 +11,6 @@
 #   repeated across the move; every VQ ends on RC.
 . "$KRC_REPO/tests/cluster/lib.sh"
 META=$(node_ip 0)
-DP=$KRC_TBIN/dp_test
 ONCE=$KRC_TBIN/dg_once
 
 if [ "$KRC_NODE" = 0 ]; then
@@ -22,7 +21,7 @@ else
 fi
 [ "$KRC_NODE" = 0 ] && barrier meta_up
 if [ "$KRC_NODE" != 3 ]; then
-	"$DP" serve "$KRC_RUN/srv.$KRC_NODE" &
+	"$KRC_TBIN/dp_serve" "$KRC_RUN/srv.$KRC_NODE" &
 	srv=$!
 fi
 barrier up
@@ -44,7 +43,7 @@ if [ "$KRC_NODE" = 3 ]; then
 		'eq "$(counter qconnect_handshake)" 0 && eq "$(counter qconnect_datagram)" 3'
 	for p in 0 1 2; do
 		check "node$p: READ/WRITE 8 B..1 MiB and atomics, data verified" \
-			'"$DP" rw "$(node_ip $p)" "$KRC_RUN/srv.$p"'
+			'"$KRC_TBIN/dp_rw" "$(node_ip $p)" "$KRC_RUN/srv.$p"'
 	done
 	krc_unload
 	check "member reloads (forgets every peer)" \

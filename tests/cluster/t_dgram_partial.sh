@@ -15,7 +15,7 @@ INFO=$KRC_RUN/partial.info
 
 if [ "$KRC_NODE" = 0 ]; then
 	check "MetaServer loads" 'krc_load meta_host=1'
-	"$KRC_TBIN/dp_test" serve "$INFO" &
+	"$KRC_TBIN/dp_serve" "$INFO" &
 	barrier up
 else
 	barrier up

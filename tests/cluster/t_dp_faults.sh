@@ -19,7 +19,6 @@
 . "$KRC_REPO/tests/cluster/lib.sh"
 META=$(node_ip 0)
 INFO=$KRC_RUN/srv.info
-DP=$KRC_TBIN/dp_test
 D=$KRC_RUN/dpf
 HW=/sys/class/infiniband/rxe0/ports/1/hw_counters
 N_FULL=300
@@ -37,14 +36,14 @@ if [ "$KRC_NODE" = 0 ]; then
 	mkdir -p "$D"
 	check "module loads with one SRQ buffer" \
 		'krc_load meta_host=1 dg_policy=0 pool_size=1 srq_depth=1 fault_goodbye_off=1'
-	"$DP" serve "$INFO" &
+	"$KRC_TBIN/dp_serve" "$INFO" &
 	srv=$!
 	barrier up
 	barrier messages 600
 	md0=$(counter msg_dropped)
 	mr0=$(counter msg_received)
 	rs0=$(rnr_naks send_rnr_err)
-	out=$("$DP" sink 7000 7001 $N_FULL $N_LIVE "$D")
+	out=$("$KRC_TBIN/dp_overflow" sink 7000 7001 $N_FULL $N_LIVE "$D")
 	rc=$?
 	echo "$out"
 	sk=$(echo "$out" | sed -n 's/^sink: //p')
@@ -79,27 +78,27 @@ barrier up
 # vanish phase lowers it.
 check "module loads" "krc_load meta_server=$META dg_policy=0 pool_size=1 qp_depth=32 wr_timeout_ms=30000"
 check "WRITE from 4 SGEs of two registrations, READs into 3 and 4 SGEs, data checked" \
-	'"$DP" sge "$META" "$INFO"'
+	'"$KRC_TBIN/dp_sge" "$META" "$INFO"'
 check "another process's valid lkey: ENOKEY (reason LKEY), its owner's READs work" \
-	'"$DP" lkey "$META" "$INFO"'
+	'"$KRC_TBIN/dp_lkey" "$META" "$INFO"'
 st0=$(counter stray_completions)
 rec0=$(counter recoveries)
 check "a child's requests on an inherited VQ fd refused (EACCES); the parent's 400 READs in order, data checked" \
-	'"$DP" forkfd "$META" "$INFO" 400'
+	'"$KRC_TBIN/dp_forkfd" "$META" "$INFO" 400'
 check "... no stray completion, no recovery" \
 	'eq "$(counter stray_completions)" "$st0" && eq "$(counter recoveries)" "$rec0"'
 
 param vq_qp_share 25
 wf0=$(counter wr_full)
 check "4 VQs fill the shared send queue: QP_FULL at exactly qp_depth (32), VQ_FULL at a VQ's share (8)" \
-	'"$DP" qpfull "$META" "$INFO"'
+	'"$KRC_TBIN/dp_qpfull" "$META" "$INFO"'
 check "three refusals counted" 'eq "$(counter wr_full)" $((wf0 + 3))'
 param vq_qp_share 50
 
 rec0=$(counter recoveries)
 rp0=$(counter wr_reposted)
 ne0=$(counter wr_not_executed)
-out=$("$DP" mixed "$META" "$INFO" 3 7002)
+out=$("$KRC_TBIN/dp_mixed" "$META" "$INFO" 3 7002)
 rc=$?
 echo "$out"
 exp=$(echo "$out" | sed -n 's/^dp_test: mixed: expect //p')
@@ -115,7 +114,7 @@ mkdir -p "$D"
 barrier messages 600
 rr0=$(rnr_naks rcvd_rnr_err)
 check "$N_FULL SENDs to a port never read and $N_LIVE to one read, all complete" \
-	'"$DP" spray "$META" 7000 7001 $N_FULL $N_LIVE "$D"'
+	'"$KRC_TBIN/dp_overflow" spray "$META" 7000 7001 $N_FULL $N_LIVE "$D"'
 check "node0 was not ready to receive (RNR NAKs received: $(($(rnr_naks rcvd_rnr_err) - rr0))), the SENDs went on" \
 	'[ -n "$rr0" ] && [ "$(rnr_naks rcvd_rnr_err)" -gt "$rr0" ]'
 
@@ -126,7 +125,7 @@ param hs_retries 2
 mkdir -p "$D/v"
 to0=$(counter wr_timeouts)
 dc0=$(counter vq_disconnected)
-"$DP" vanish "$META" "$INFO" "$D/v" 4 >"$KRC_RUN/vanish.out" 2>&1 &
+"$KRC_TBIN/dp_vanish" "$META" "$INFO" "$D/v" 4 >"$KRC_RUN/vanish.out" 2>&1 &
 vpid=$!
 check "4 processes with READs in flight" \
 	'wait_for 120 "[ \$(ls $D/v | grep -c \"^vanish\\.\") = 4 ]"'

@@ -22,7 +22,7 @@ ROUNDS=3
 
 if [ "$KRC_NODE" = 0 ]; then
 	check "MetaServer loads" 'krc_load meta_host=1 dg_policy=0'
-	"$KRC_TBIN/dp_test" serve "$INFO" &
+	"$KRC_TBIN/dp_serve" "$INFO" &
 	barrier up
 else
 	barrier up

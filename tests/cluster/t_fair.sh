@@ -65,7 +65,7 @@ greedy() {
 
 if [ "$KRC_NODE" = 0 ]; then
 	check "MetaServer loads" 'krc_load meta_host=1'
-	"$KRC_TBIN/dp_test" serve "$INFO" &
+	"$KRC_TBIN/dp_serve" "$INFO" &
 	barrier up
 	barrier done 400
 	: >"$INFO.stop"

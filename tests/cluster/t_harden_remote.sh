@@ -24,7 +24,7 @@ mkdir -p "$D"
 # (docs/dg-policy-audit.md).
 if [ "$KRC_NODE" = 0 ]; then
 	check "module loads" 'krc_load meta_host=1 dg_policy=0 fault_goodbye_off=1'
-	"$KRC_TBIN/dp_test" serve "$INFO" &
+	"$KRC_TBIN/dp_serve" "$INFO" &
 	srv=$!
 	barrier up
 	wait_for 300 "[ -e \"$D/probe.ready\" ]"

@@ -45,7 +45,7 @@ fuzz_phase() {
 		barrier "meta$dg"
 		check "module loads ($opts)" "krc_load meta_server=$META $opts"
 	fi
-	"$KRC_TBIN/dp_test" serve "$INFO" >/dev/null &
+	"$KRC_TBIN/dp_serve" "$INFO" >/dev/null &
 	srv=$!
 	wait_for 30 "[ -s \"$INFO\" ]"
 	barrier "up$dg"

@@ -68,7 +68,7 @@ peer_field() {
 
 if [ "$KRC_NODE" = 0 ]; then
 	check "MetaServer loads" 'krc_load meta_host=1'
-	"$KRC_TBIN/dp_test" serve "$INFO" &
+	"$KRC_TBIN/dp_serve" "$INFO" &
 	srv=$!
 	barrier up
 	check "meta on the MetaServer: registered, hosted here, 2 cards" \

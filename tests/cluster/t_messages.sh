@@ -11,7 +11,7 @@ N=40
 
 if [ "$KRC_NODE" = 0 ]; then
 	check "module loads" 'krc_load meta_host=1'
-	"$KRC_TBIN/dp_test" echo 5000 $N "$INFO" &
+	"$KRC_TBIN/dp_msg" echo 5000 $N "$INFO" &
 	echo_pid=$!
 	barrier up
 	check "the echo process got and answered every message" "wait $echo_pid"
@@ -22,19 +22,19 @@ else
 	barrier up
 	check "module loads" "krc_load meta_server=$META"
 	check "$N messages sent, echoed and checked" \
-		'"$KRC_TBIN/dp_test" ping "$META" 5000 $N "$INFO"'
+		'"$KRC_TBIN/dp_msg" ping "$META" 5000 $N "$INFO"'
 	check "no message dropped" 'eq "$(counter msg_dropped)" 0'
-	"$KRC_TBIN/dp_test" echo 5001 1 "$KRC_RUN/x.info" >/dev/null 2>&1 &
+	"$KRC_TBIN/dp_msg" echo 5001 1 "$KRC_RUN/x.info" >/dev/null 2>&1 &
 	holder=$!
 	wait_for 10 '[ -e "$KRC_RUN/x.info" ]'
-	err=$("$KRC_TBIN/dp_test" echo 5001 0 "$KRC_RUN/y.info" 2>&1)
+	err=$("$KRC_TBIN/dp_msg" echo 5001 0 "$KRC_RUN/y.info" 2>&1)
 	echo "$err"
 	check "binding a port another VQ holds: EADDRINUSE" \
 		'echo "$err" | grep -q "port 5001 is bound by another VQ of this node (Address already in use)"'
 	kill $holder
 	wait $holder 2>/dev/null
 	barrier done
-	"$KRC_TBIN/dp_test" ping "$META" 5999 2 "$INFO" >/dev/null 2>&1 &
+	"$KRC_TBIN/dp_msg" ping "$META" 5999 2 "$INFO" >/dev/null 2>&1 &
 	sleep 3
 	kill $! 2>/dev/null
 	wait 2>/dev/null

@@ -42,7 +42,7 @@ else
 	barrier up
 	check "member loads" "krc_load meta_server=$META dg_policy=$DG"
 	if [ "$KRC_NODE" = 3 ]; then
-		"$KRC_TBIN/dp_test" serve "$KRC_RUN/srv.3" &
+		"$KRC_TBIN/dp_serve" "$KRC_RUN/srv.3" &
 		srv=$!
 		check "server up" 'wait_for 30 "[ -s \"$KRC_RUN/srv.3\" ]"'
 	fi

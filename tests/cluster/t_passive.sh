@@ -14,7 +14,7 @@
 # watchdog's QP state check), not at its next post.
 # `make test-passive-loop` runs it ten times in a row.
 . "$KRC_REPO/tests/cluster/lib.sh"
-# dp_test steady checks every completion's order and data (issue 9): when
+# dp_steady checks every completion's order and data (issue 9): when
 # connections of both ends fail at once, recovery may re-post a VQ's
 # requests on two connections in turn; completions still reach the ring
 # in post order (counter wr_held: those that waited for an earlier one).
@@ -32,7 +32,7 @@ else
 	check "module loads" "krc_load meta_server=$META dg_policy=0 pool_size=4 break_limit=0"
 fi
 [ "$KRC_NODE" = 0 ] && barrier meta
-"$KRC_TBIN/dp_test" serve "$INFO" &
+"$KRC_TBIN/dp_serve" "$INFO" &
 srv=$!
 wait_for 30 "[ -s \"$INFO\" ]"
 barrier up
@@ -41,7 +41,7 @@ wait_for 30 "[ -s \"$PINFO\" ]"
 krctl connect "$OTHER" 8 >/dev/null
 S=$KRC_RUN/steady.d.$KRC_NODE
 mkdir -p "$S"
-"$KRC_TBIN/dp_test" steady "$OTHER" "$PINFO" "$S" 4 any >"$KRC_RUN/steady.$KRC_NODE" 2>&1 &
+"$KRC_TBIN/dp_steady" "$OTHER" "$PINFO" "$S" 4 any >"$KRC_RUN/steady.$KRC_NODE" 2>&1 &
 steady=$!
 check "4 steady processes running" \
 	'wait_for 120 "[ \$(ls $S | grep -c \"^ready\\.\") = 4 ]"'
@@ -63,8 +63,8 @@ check "3 bad WRITE/FAA/CAS at once on the other node's connections, beside stead
 own=$(echo "$out" | sed -n 's/^harden: breakers: \([0-9]*\) own errors.*/\1/p')
 notex=$(echo "$out" | sed -n 's/.* own errors (REMOTE_ACCESS), \([0-9]*\) not executed.*/\1/p')
 # The steady processes go on through the recoveries (of both nodes), then
-# stop. dp_test steady fails on any error status (NOT_EXECUTED included),
-# data or order, and on EAGAIN for 10 s with nothing in flight (a VQ stuck
+# stop. dp_steady fails on any error status (NOT_EXECUTED included),
+# data or order, and on EAGAIN for 30 s with nothing in flight (a VQ stuck
 # in RECOVERING).
 sleep 8
 touch "$S/stop"
@@ -99,7 +99,7 @@ if [ "$KRC_NODE" = 0 ]; then
 		"wait_for 5 'ge \$((\$(counter conn_found_dead) + \$(counter conn_async_errors))) $((seen + 1))'"
 	S2=$KRC_RUN/steady2.d
 	mkdir -p "$S2"
-	"$KRC_TBIN/dp_test" steady "$OTHER" "$PINFO" "$S2" 2 any \
+	"$KRC_TBIN/dp_steady" "$OTHER" "$PINFO" "$S2" 2 any \
 		>"$KRC_RUN/steady2.out" 2>&1 &
 	steady=$!
 	wait_for 120 "[ \$(ls $S2 | grep -c \"^ready\\.\") = 2 ]"

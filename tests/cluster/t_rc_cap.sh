@@ -19,7 +19,6 @@
 #      rc_max places at once (rc_high_water).
 . "$KRC_REPO/tests/cluster/lib.sh"
 META=$(node_ip 0)
-DP=$KRC_TBIN/dp_test
 # rc_idle_ms is also how long a node waits after a refusal (ENOSPC)
 # before it asks for RC again: 100 ms everywhere.
 CAP="pool_size=1 dg_policy=1 rc_idle_ms=100"
@@ -35,7 +34,7 @@ else
 fi
 [ "$KRC_NODE" = 0 ] && barrier meta_up
 if [ "$KRC_NODE" != 1 ]; then
-	"$DP" serve "$KRC_RUN/srv.$KRC_NODE" &
+	"$KRC_TBIN/dp_serve" "$KRC_RUN/srv.$KRC_NODE" &
 	srv=$!
 fi
 [ "$KRC_NODE" != 0 ] && { wait_for 90 'krctl status | grep -q "metaserver: registered"' ||

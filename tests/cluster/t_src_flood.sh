@@ -25,7 +25,7 @@ if [ "$KRC_NODE" = 0 ]; then
 elif [ "$KRC_NODE" = 1 ]; then
 	barrier up
 	check "member loads" "krc_load meta_server=$N0 src_lookup_rate=50"
-	"$KRC_TBIN/dp_test" serve "$INFO" &
+	"$KRC_TBIN/dp_serve" "$INFO" &
 	wait_for 30 '[ -s "$INFO" ]'
 	put qpn "$(krctl card | sed -n 's/^ *ud_qpn=//p' | head -n 1)"
 	put qkey "$(krctl card | sed -n 's/^ *ud_qkey=//p' | head -n 1)"

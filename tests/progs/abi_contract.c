@@ -13,7 +13,7 @@
  *   abi_contract busy PEER           the peer refuses (half-open cap):
  *                                    qconnect EBUSY
  *   abi_contract main PEER INFO SELF everything else, against the buffer
- *                                    `dp_test serve` published in INFO;
+ *                                    `dp_serve` published in INFO;
  *                                    with ABI_SLOW=1 in the environment
  *                                    also qconnect's 60 s timeout cap and
  *                                    EINTR (a minute longer)

@@ -5,9 +5,9 @@
  *
  *   dg_faa PEER INFO N FAIL_AT
  *
- * On a VQ to PEER (INFO: its dp_test serve buffer; the counter is 1 KiB
- * before its end, clear of dp_test's areas): first a READ whose reply
- * fails this node's stream (fault_dg_fail_after=1, as a reloaded peer's
+ * On a VQ to PEER (INFO: its dp_serve buffer; the counter is 1 KiB
+ * before its end, clear of the dp_* scenarios' areas): first a READ whose
+ * reply fails this node's stream (fault_dg_fail_after=1, as a reloaded peer's
  * STALE reply does), so that the first FAA is the first datagram of a new
  * stream; then one FAA +1 at a time, N of them (the first returns the
  * counter before them); before the FAIL_AT-th the stream is failed again

@@ -9,7 +9,7 @@
  *       sequence numbers and prints
  *       "dg_move: recv n=M in_order=K dups=D gaps=G last=L"
  *   dg_move send PEER INFO PORT N DEPTH
- *       a VQ to PEER (INFO: its dp_test serve buffer; PORT: where recv
+ *       a VQ to PEER (INFO: its dp_serve buffer; PORT: where recv
  *       listens) keeps DEPTH requests in flight until N have completed,
  *       request i being, by i % 4: a WRITE of i to slot (i/4) % 64 of the
  *       server's buffer, a READ of that slot back, a FAA +1 of a counter,
@@ -28,7 +28,7 @@
 #include "tp.h"
 
 #define SLOTS		64
-#define SLOT_BASE	(TP_SRV_SIZE - 8192)	/* clear of dp_test's areas */
+#define SLOT_BASE	(TP_SRV_SIZE - 8192)	/* clear of the dp_* scenarios' areas */
 #define COUNT_OFF	(TP_SRV_SIZE - 1024)
 #define MAXDEPTH	64
 

@@ -4,7 +4,7 @@
  * tests (a silent peer must fail it in bounded time).
  *
  *   dg_once ADDR INFO    INFO holds "addr rkey" (hex) of the peer's buffer
- *                        (dp_test serve: 4 MiB, REMOTE_READ/WRITE/ATOMIC)
+ *                        (dp_serve: 4 MiB, REMOTE_READ/WRITE/ATOMIC)
  *
  * Prints the path, the completion status and the milliseconds from the
  * post to the completion. Exit 0: success; 3: the READ completed with an

@@ -5,7 +5,7 @@
  *
  *   dg_partial PEER INFO read|write KB [FILL]
  *
- * One VQ to PEER (INFO: its dp_test serve buffer), which must take the
+ * One VQ to PEER (INFO: its dp_serve buffer), which must take the
  * datagram path; one READ of KB KiB from the server's pattern, or one
  * WRITE of KB KiB of the byte FILL (default 0x5a) to the second half of
  * its buffer (the first keeps the pattern). Prints

@@ -6,7 +6,7 @@
  *   evict_race PEER INFO N MIB
  *
  * Two VQs of this process share pooled connection X to PEER (INFO: its
- * dp_test serve buffer); the pool's other connection Y is idle. VQ B
+ * dp_serve buffer); the pool's other connection Y is idle. VQ B
  * posts a READ of MIB MiB, VQ A a READ with a bad rkey behind it, then B
  * N more READs of MIB MiB each (posted while the first one is under way,
  * so they are queued behind A's): A's READ breaks X, B's N READs are

@@ -5,7 +5,7 @@
  *
  *   fair_greedy PEER INFO NVQ KB SECS
  *
- * NVQ VQs to PEER (INFO: its dp_test serve buffer), each kept full of
+ * NVQ VQs to PEER (INFO: its dp_serve buffer), each kept full of
  * READs of KB KiB for SECS seconds: whatever a qpush takes is posted, and
  * every completion is replaced at once. Prints once a second
  *   fair_greedy: t=S done=N MiB=M

@@ -36,7 +36,7 @@
  *                                  or CAS at the same moment; with DIR,
  *                                  each on a pooled connection that one of
  *                                  the connection ids in DIR/ready.* names
- *                                  (dp_test steady's); prints how many saw
+ *                                  (dp_steady's); prints how many saw
  *                                  their own error, NOT_EXECUTED, FLUSHED
  *   harden memcg SELF N DIR        N connected VQs held open (their kernel
  *                                  memory is charged to the caller's cgroup)
@@ -143,7 +143,7 @@ static void write_param(const char *name, unsigned long v)
 	}
 }
 
-/* The buffer served by `dp_test serve` on the peer: "addr rkey". */
+/* The buffer served by `dp_serve` on the peer: "addr rkey". */
 static void read_info(const char *info, uint64_t *addr, uint32_t *rkey)
 {
 	unsigned long long a;
@@ -1158,7 +1158,7 @@ static int do_churn(const char *addr, const char *info, int secs)
 	return failures ? 1 : 0;
 }
 
-/* The connection ids in @dir/ready.* (dp_test steady's); how many. */
+/* The connection ids in @dir/ready.* (dp_steady's); how many. */
 static int read_conn_ids(const char *dir, uint32_t *ids, int max)
 {
 	struct dirent *de;
@@ -1218,7 +1218,7 @@ static struct krc_vq *open_on(const char *peer, const uint32_t *ids, int n)
  * breakers: N processes, each on its own VQ, post one request with a bad
  * rkey (a WRITE, an FAA, a CAS, ...) at the same moment: several pooled
  * connections of the peer fail within milliseconds, on both ends. With
- * @dir, each on a connection that carries one of dp_test steady's VQs
+ * @dir, each on a connection that carries one of dp_steady's VQs
  * (the ids in @dir/ready.*), so that those VQs must be moved. Each
  * process's exit status says what its request got.
  */

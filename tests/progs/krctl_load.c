@@ -10,7 +10,7 @@
  *                                         SECONDS, or until the file STOP
  *                                         exists
  *
- * INFO is the "addr rkey" file of 'dp_test serve' (a 4 MiB buffer). Prints
+ * INFO is the "addr rkey" file of 'dp_serve' (a 4 MiB buffer). Prints
  * "posted N bytes B" (what it posted) and exits 0 only if every READ
  * completed successfully.
  */

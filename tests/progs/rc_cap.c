@@ -5,7 +5,7 @@
  * request may be lost, repeated or reordered.
  *
  *   rc_cap N BLOCK ADDR INFO [ADDR INFO ...]
- *       one VQ per peer (INFO: "addr rkey" of its dp_test serve buffer);
+ *       one VQ per peer (INFO: "addr rkey" of its dp_serve buffer);
  *       N rounds, BLOCK in a row to one peer, then the next: each round
  *       one batch [WRITE a value, READ it back, FAA +1], checked: the
  *       READ returns the WRITE's value, each peer's FAA returns one more

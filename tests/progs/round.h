@@ -2,7 +2,7 @@
 /*
  * round.h - the checked round of the datagram and RC-cap tests
  * (dg_once seq, rc_cap): one batch [WRITE a value, READ it back, FAA +1]
- * into the buffer of a dp_test server, all three completions checked.
+ * into the buffer of a dp_serve process, all three completions checked.
  */
 #ifndef KRC_TESTS_ROUND_H
 #define KRC_TESTS_ROUND_H
@@ -12,8 +12,8 @@
 
 #include "libkrcore.h"
 
-#define SRV_SIZE	(4u << 20)		/* dp_test serve's buffer */
-#define SLOT_OFF	(SRV_SIZE - 512)	/* clear of dp_test's areas */
+#define SRV_SIZE	(4u << 20)		/* dp_serve's buffer */
+#define SLOT_OFF	(SRV_SIZE - 512)	/* clear of the dp_* scenarios' areas */
 #define COUNT_OFF	(SRV_SIZE - 1024)
 
 /* An 8-byte signaled request on @local (FAA: add 1). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tp.h - what the test programs of tests/progs/ share: a server's buffer
- * description ("addr rkey", written by dp_test serve), its pattern, VQs
+ * description ("addr rkey", written by dp_serve), its pattern, VQs
  * connected and registered in one call, work requests, and completions
  * collected with a deadline. Header-only: each program is one file.
  */
@@ -19,7 +19,7 @@
 
 #include "libkrcore.h"
 
-/* dp_test serve: 4 MiB (+ a page), the first half holds tp_pattern(). */
+/* dp_serve: 4 MiB (+ a page), the first half holds tp_pattern(). */
 #define TP_SRV_SIZE	(4u << 20)
 #define TP_SRV_HALF	(TP_SRV_SIZE / 2)
 #define TP_MIB		(1024u * 1024u)
@@ -59,7 +59,7 @@ static inline void *tp_xalloc(size_t len)
 	return p;
 }
 
-/* The "addr rkey" of a dp_test serve buffer, waited for up to 60 s. */
+/* The "addr rkey" of a dp_serve buffer, waited for up to 60 s. */
 static inline void tp_read_info(const char *path, uint64_t *addr,
 				uint32_t *rkey)
 {

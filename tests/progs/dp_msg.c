@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * dp_msg - two-sided messages arrive whole and are answered: the echo
+ * side binds PORT and sends back each of N messages to its sender's node
+ * and port (for a WRITE_IMM: the bytes written into its buffer, which it
+ * publishes in INFO); the ping side binds PORT + 1 and sends N - 1
+ * messages (SEND and SEND_IMM, 1 B to KRCORE_MAX_SEND) and one WRITE_IMM
+ * to ADDR:PORT, and checks each echo's length, opcode, immediate and
+ * bytes.
+ *
+ *   dp_msg echo PORT N INFO
+ *   dp_msg ping ADDR PORT N INFO
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "dp/helpers.h"
+
+#define USAGE	"dp_msg echo PORT N INFO | ping ADDR PORT N INFO"
+
+static int send_one(struct krc_vq *vq, const struct krc_mr *mr, uint32_t len,
+		    uint8_t op, uint32_t imm, uint64_t id)
+{
+	struct krcore_cqe cqe;
+	struct krcore_wr wr;
+
+	fill(&wr, op, mr->addr, mr->lkey, len, 0, 0, id);
+	wr.imm_data = imm;
+	return dp_one(vq, &wr, &cqe);
+}
+
+static int do_echo(int port, int n, const char *info)
+{
+	struct krc_vq *rx, *tx = NULL;
+	uint8_t *buf = tp_xalloc(8192);
+	struct krcore_qconnect qc;
+	struct krc_msg m;
+	struct krc_mr mr;
+	int i, st;
+
+	if (krc_vq_open(&rx) < 0 || krc_qbind(rx, (uint16_t)port) < 0 ||
+	    krc_reg_mr(rx, buf, 8192, KRCORE_ACCESS_LOCAL_WRITE |
+		       KRCORE_ACCESS_REMOTE_WRITE, &mr) < 0) {
+		FAIL("echo: %s", krc_errmsg());
+		return 1;
+	}
+	if (dp_put_info(info, buf + 4096, mr.rkey))
+		return 1;
+	printf(DP_TAG ": echo on port %d\n", port);
+	fflush(stdout);
+	for (i = 0; i < n; i++) {
+		if (krc_qpop_msg_wait(rx, &m, 60000) != 1) {
+			FAIL("echo: message %d never came", i);
+			return 1;
+		}
+		if (!tx) {
+			char a[KRC_GID_STRLEN];
+
+			krc_gid_format(m.src_gid, a, sizeof(a));
+			if (krc_vq_open(&tx) < 0 ||
+			    krc_qconnect(tx, a, m.src_port, &qc) < 0) {
+				FAIL("echo: connect back: %s", krc_errmsg());
+				return 1;
+			}
+		}
+		/* A WRITE_IMM's bytes are in our buffer already. */
+		if (m.opcode == KRCORE_WR_WRITE_IMM)
+			memcpy(buf, buf + 4096, m.len);
+		else
+			memcpy(buf, m.data, m.len);
+		st = send_one(tx, &mr, m.len, m.opcode == KRCORE_WR_WRITE_IMM ?
+			      KRCORE_WR_SEND_IMM : m.opcode, m.imm_data, i);
+		krc_qmsg_done(rx);
+		if (st)
+			FAIL("echo: send back: status %d", st);
+	}
+	printf(DP_TAG ": echoed %d messages, %u dropped\n", n, krc_msgs_dropped(rx));
+	return dp_status();
+}
+
+/* Message @i of @n: what ping sends, and what its echo must be. */
+static int ping_one(struct krc_vq *vq, const struct krc_mr *mr,
+		    const struct dp_remote *r, int i, int n)
+{
+	uint32_t len = i == n - 1 ? KRCORE_MAX_SEND :
+		       1 + (uint32_t)(i * 997) % KRCORE_MAX_SEND;
+	uint8_t op = i % 2 ? KRCORE_WR_SEND_IMM : KRCORE_WR_SEND;
+	uint32_t imm = 0xabc000u + (uint32_t)i;
+	uint8_t *buf = mr->addr;
+	struct krcore_cqe cqe;
+	struct krcore_wr wr;
+	struct krc_msg m;
+	int k;
+
+	for (k = 0; k < (int)len; k++)
+		buf[k] = (uint8_t)(k + i);
+	if (i == n - 1) {
+		/* WRITE_IMM: 16-bit immediate; echoed as a SEND_IMM */
+		len = KRCORE_MAX_SEND;
+		imm = 0x1234;
+		fill(&wr, KRCORE_WR_WRITE_IMM, buf, mr->lkey, len, r->addr,
+		     r->rkey, (uint64_t)i);
+		wr.imm_data = imm;
+		if (dp_one(vq, &wr, &cqe)) {
+			FAIL("ping: WRITE_IMM failed: %u", cqe.status);
+			return -1;
+		}
+		op = KRCORE_WR_SEND_IMM;
+	} else if (send_one(vq, mr, len, op, imm, (uint64_t)i)) {
+		FAIL("ping: send %d failed", i);
+		return -1;
+	}
+	if (krc_qpop_msg_wait(vq, &m, 30000) != 1) {
+		FAIL("ping: no echo of %d", i);
+		return -1;
+	}
+	if (m.len != len || m.opcode != op ||
+	    (op == KRCORE_WR_SEND_IMM && m.imm_data != imm))
+		FAIL("ping: echo %d: len %u op %u imm %x", i, m.len,
+		     m.opcode, m.imm_data);
+	for (k = 0; k < (int)len; k++)
+		if (((const uint8_t *)m.data)[k] != (uint8_t)(k + i)) {
+			FAIL("ping: echo %d: wrong byte %d", i, k);
+			break;
+		}
+	krc_qmsg_done(vq);
+	return 0;
+}
+
+static int do_ping(const char *addr, int port, int n, const char *info)
+{
+	struct krc_vq *vq;
+	uint8_t *buf = tp_xalloc(8192);
+	struct krcore_qconnect qc;
+	struct dp_remote r;
+	struct krc_mr mr;
+	int i;
+
+	dp_read_info(info, &r);
+	if (krc_vq_open(&vq) < 0 || krc_qbind(vq, (uint16_t)(port + 1)) < 0 ||
+	    krc_qconnect(vq, addr, (uint32_t)port, &qc) < 0 ||
+	    krc_reg_mr(vq, buf, 8192, KRCORE_ACCESS_LOCAL_WRITE, &mr) < 0) {
+		FAIL("ping: %s", krc_errmsg());
+		return 1;
+	}
+	for (i = 0; i < n; i++)
+		if (ping_one(vq, &mr, &r, i, n))
+			return 1;
+	printf(DP_TAG ": %d messages echoed and checked\n", n);
+	printf(DP_TAG ": SEND and SEND_IMM of 1 to %u bytes, a WRITE_IMM\n",
+	       KRCORE_MAX_SEND);
+	krc_vq_close(vq);
+	return dp_status();
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && !strcmp(argv[1], "echo"))
+		return do_echo(atoi(argv[2]), atoi(argv[3]), argv[4]);
+	if (argc == 6 && !strcmp(argv[1], "ping"))
+		return do_ping(argv[2], atoi(argv[3]), atoi(argv[4]), argv[5]);
+	return dp_usage(USAGE);
+}
