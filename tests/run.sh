@@ -120,11 +120,10 @@ cluster_skipped() {
 # kernel report (an oops, KASAN, any warning, a hung task, the module's
 # leak lines...). Anything else fails the test with no rerun: a check
 # that failed before the hang, a peer's check that failed with no hang in
-# its own log, a report after the hang. (Under investigation: whether
-# krcore's traffic can cause either fault.) The first run's logs are kept
+# its own log, a report after the hang. The first run's logs are kept
 # in $out.nic-hang (then $out.nic-hang.2). A network that never came up
-# is found before the test starts, so such a test gets up to three boots
-# (two in a row met it on 2026-11-24); a NIC hang, one more run.
+# is found before the test starts, so a boot that meets it costs little:
+# such a test gets up to three boots; a NIC hang, one more run.
 run_cluster_test() {
 	rm -rf "$out".nic-hang*
 	attempt=1
