@@ -10,8 +10,9 @@
 # meta_bench's (lookups per occupancy: READs per lookup, 1/2/more, the
 # kernel's part, lookups per second), the first-contact breakdown, the
 # full mesh and the state table. Nothing in it is typed by hand: rerun
-# make bench, then this. README.md and docs/*.md quote no number of
-# these; they link here.
+# make bench, then this. docs/*.md quote no number of these; they link
+# here. README.md's table of headline ratios copies a few, naming the
+# file each comes from, and is updated by hand after a publish.
 #
 #   sh bench/publish.sh [RESULTS_DIR [DOC_DIR [DEMO_DIR]]]
 #

@@ -120,11 +120,10 @@ cluster_skipped() {
 # kernel report (an oops, KASAN, any warning, a hung task, the module's
 # leak lines...). Anything else fails the test with no rerun: a check
 # that failed before the hang, a peer's check that failed with no hang in
-# its own log, a report after the hang. (Under investigation: whether
-# krcore's traffic can cause either fault.) The first run's logs are kept
+# its own log, a report after the hang. The first run's logs are kept
 # in $out.nic-hang (then $out.nic-hang.2). A network that never came up
-# is found before the test starts, so such a test gets up to three boots
-# (two in a row met it on 2026-11-24); a NIC hang, one more run.
+# is found before the test starts, so a boot that meets it costs little:
+# such a test gets up to three boots; a NIC hang, one more run.
 run_cluster_test() {
 	rm -rf "$out".nic-hang*
 	attempt=1
@@ -372,22 +371,6 @@ run_fuzz() {
 			tail -n 40 "$log"
 			echo "not ok - fuzz $name, log in $log"
 			flunk "$name"
-		fi
-		[ "${KRC_KERNEL:-}" = debug ] && keep_reports "$name" "$out"
-	done
-}
-
-# On the debug kernel: every node log holding a report of the kernel's bug
-# finders is kept in $build/debug-reports/ (the next run of the test
-# deletes its run directory).
-keep_reports() {
-	for d in "$2"/node*.dmesg; do
-		[ -f "$d" ] || continue
-		if grep -aqE 'BUG:|WARNING:|KASAN|KFENCE|possible (circular|recursive) locking|inconsistent lock state|sleeping function called|ODEBUG:|unreferenced object|Call Trace:' "$d"; then
-			mkdir -p "$build/debug-reports"
-			n=${d##*/}
-			cp "$d" "$build/debug-reports/$1-${n%.dmesg}-$(date +%Y%m%d-%H%M%S).dmesg"
-			echo "debug kernel report kept: $build/debug-reports/$1-${n%.dmesg}-*.dmesg"
 		fi
 	done
 }

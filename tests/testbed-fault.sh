@@ -44,7 +44,7 @@
 # dev_watchdog+...", its registers and "Call Trace:" down to its "---[ end
 # trace ... ]---") is taken out of the scan as one block, and only if no
 # other report (BUG, Oops, KASAN, another WARNING...) starts inside it.
-# rxe's warning at QP destroy seen after a NIC hang (docs/testing.md) is
+# rxe's warning at QP destroy seen after a NIC hang (docs/journal.md) is
 # a report like any other: that run fails.
 set -u
 repo=$(cd "$(dirname "$0")/.." && pwd)
