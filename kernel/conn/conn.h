@@ -24,11 +24,13 @@
  * data/ otherwise.
  *
  * Locks, outermost first: peer->connect_lock (one connect per peer) >
- * krc_peers_lock > peer->lock > conn->lock > conn->cq_lock is never
- * taken inside conn->lock; krc_conns_lock (watchdog.c) > conn->lock;
- * krc_spares_lock, krc_hs_lock, krc_close_lock, krc_src_lock are leaves.
- * The data layer takes conn->lock inside a VQ's mutex and dlock
- * (data/data.h).
+ * krc_peers_lock > peer->lock; conn->cq_lock (the poller, whose handlers
+ * post and retire) > conn->lock (posting, the send-queue ledger, dead
+ * and closing). peer->lock and conn->lock are never held together: a
+ * pool walk reads a connection's state with READ_ONCE and takes a
+ * reference. krc_conns_lock, krc_spares_lock, krc_hs_lock,
+ * krc_close_lock and krc_src_lock are leaves. The data layer takes
+ * conn->lock inside a VQ's mutex and dlock (data/data.h).
  */
 #ifndef KRC_CONN_H
 #define KRC_CONN_H
