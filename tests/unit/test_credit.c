@@ -237,7 +237,10 @@ static void test_random_against_model(void **state)
 		slots = 1 + (u32)(rnd(&seed) % 64);
 		krc_credit_init(&l, ch, NCH, slots);
 		memset(open, 0, sizeof(open));
-		in_ring = taken = refused = consumed = 0;
+		in_ring = 0;
+		taken = 0;
+		refused = 0;
+		consumed = 0;
 		for (it = 0; it < 5000; it++) {
 			u32 op = (u32)(rnd(&seed) % 6);
 			u32 k = (u32)(rnd(&seed) % NCH);
