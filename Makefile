@@ -47,7 +47,7 @@ KVS_BACKENDS := bench/kvs_krcore.c bench/kvs_verbs.c
 KVS_OBJS    := $(BUILD)/obj/common/kvs.o
 BENCH_SRCS  := $(filter-out $(KVS_BACKENDS),$(wildcard bench/*.c))
 BENCH_BINS  := $(BENCH_SRCS:bench/%.c=$(BUILD)/bin/%)
-EXAMPLES    := $(BUILD)/bin/krc_example
+EXAMPLES    := $(BUILD)/bin/krc_example $(BUILD)/bin/readme_read8
 PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
@@ -292,6 +292,14 @@ clean:
 $(BUILD)/bin/krc_example: examples/krc_example.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a
+
+# The README's program, taken from README.md as a reader would copy it
+# (t_two_nodes runs it): the entry point's example cannot rot.
+$(BUILD)/bin/readme_read8: README.md $(BUILD)/lib/libkrcore.a
+	@mkdir -p $(BUILD)/obj/readme
+	awk '/^```c$$/ { f = 1; next } /^```$$/ { f = 0 } f' README.md >$(BUILD)/obj/readme/read8.c
+	@grep -q 'int main' $(BUILD)/obj/readme/read8.c || { echo "README.md: no C program"; exit 1; }
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/obj/readme/read8.c $(BUILD)/lib/libkrcore.a
 
 # Benchmarks: krcore and raw verbs side by side (they link libibverbs).
 $(BUILD)/bin/%: bench/%.c $(BUILD)/lib/libkrcore.a

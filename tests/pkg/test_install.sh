@@ -54,7 +54,7 @@ pkg_check "LIBDIR=/usr/lib/x86_64-linux-gnu: the .pc's libdir follows" \
 
 s=$tmp/dkms/usr/src/krcore-$ver
 pkg_check "make install-dkms: /usr/src/krcore-$ver with kernel/, common/, include/uapi/" \
-	'make -s install-dkms DESTDIR="$tmp/dkms" && [ -f "$s/kernel/Kbuild" ] && [ -f "$s/kernel/core/main.c" ] &&
+	'make -s install-dkms DESTDIR="$tmp/dkms" && [ -f "$s/kernel/Kbuild" ] && [ -f "$s/kernel/main.c" ] &&
 	 [ -f "$s/common/card.c" ] && [ -f "$s/include/uapi/krcore.h" ] && [ ! -e "$s/kernel/krcore.mod.c" ]'
 # The same kernel/ as the tree's, subdirectories and all: every source
 # and build file, and the source of every object kernel/Kbuild links.
