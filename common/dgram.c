@@ -96,10 +96,18 @@ static bool krc_dg_range_ok(const struct krc_dg_hdr *h)
 	if (h->opcode != KRCORE_WR_READ && h->opcode != KRCORE_WR_WRITE &&
 	    h->opcode != KRCORE_WR_WRITE_IMM)
 		return true;
-	return h->compare_add >= h->len && h->compare_add <= KRCORE_MAX_MSG &&
+	return h->compare_add >= h->len &&
+	       krc_dg_req_range_ok(h->opcode, h->swap, h->compare_add) &&
 	       h->remote_addr >= h->swap &&
-	       h->remote_addr - h->swap <= h->compare_add - h->len &&
-	       h->swap + h->compare_add >= h->swap;
+	       h->remote_addr - h->swap <= h->compare_add - h->len;
+}
+
+bool krc_dg_req_range_ok(u8 opcode, u64 start, u64 total)
+{
+	if (opcode != KRCORE_WR_READ && opcode != KRCORE_WR_WRITE &&
+	    opcode != KRCORE_WR_WRITE_IMM)
+		return true;
+	return total <= KRCORE_MAX_MSG && start + total >= start;
 }
 
 int krc_dg_decode(const u8 *buf, size_t len, struct krc_dg_hdr *h)

@@ -105,6 +105,14 @@ void krc_dg_encode(const struct krc_dg_hdr *h, u8 buf[KRC_DG_HDR_SIZE]);
 int krc_dg_decode(const u8 *buf, size_t len, struct krc_dg_hdr *h);
 
 /* Does opcode @op carry its payload in the request (WRITE*, SEND*)? */
+/*
+ * Can a request of @opcode over remote bytes [@start, @start + @total)
+ * travel as datagrams? READ, WRITE and WRITE_IMM segments name their
+ * whole request (swap, compare_add), which the decoder refuses beyond
+ * KRCORE_MAX_MSG or when it runs to or past 2^64: the sender must not
+ * send what the responder would drop unanswered.
+ */
+bool krc_dg_req_range_ok(u8 opcode, u64 start, u64 total);
 bool krc_dg_op_has_payload(u8 op);
 /* Does a reply to opcode @op carry data (READ, atomics)? */
 bool krc_dg_op_returns_data(u8 op);

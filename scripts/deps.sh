@@ -2,6 +2,9 @@
 # Install every Debian package krcore needs to build, test and benchmark,
 # and to build, lint and test its Debian packages (make deb, tests/pkg);
 # gnuplot-nox draws the benchmark plots (bench/plot.sh).
+# libclang-rt-dev: clang's runtimes (libFuzzer, ASan, UBSan) for make fuzz;
+# clang only recommends it (libclang-common-14-dev: Recommends), and the
+# --no-install-recommends below would leave it out.
 # Idempotent: packages already present are skipped by apt-get.
 set -eu
 
@@ -9,7 +12,7 @@ PKGS="build-essential pkg-config kmod cpio \
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 \
 	rdma-core ibverbs-providers ibverbs-utils libibverbs-dev \
 	librdmacm-dev rdmacm-utils perftest busybox-static vde2 iproute2 \
-	libcmocka-dev clang linux-source \
+	libcmocka-dev clang libclang-rt-dev linux-source \
 	bc bison flex libelf-dev libssl-dev xz-utils \
 	dpkg-dev debhelper dh-dkms dkms lintian mandoc udev gnuplot-nox patch"
 

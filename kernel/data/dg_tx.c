@@ -251,6 +251,25 @@ static void krc_dg_pump(struct krc_dg_tx *tx)
 }
 
 /*
+ * Complete @vq's request in @slot with a remote access error without
+ * sending it (krc_dg_push()): the process's fault, as on RC.
+ */
+static void krc_dg_refuse(struct krc_vqueue *vq, u16 slot)
+{
+	struct krc_slot *s = &vq->slots[slot];
+	struct krc_sq_ent se = {
+		.cookie = krc_cookie_make(vq->id, slot, s->gen),
+		.vq = vq,
+		.slot = slot,
+	};
+
+	krc_event(KRC_EV_DG_PROC_FAULTS);
+	krc_peer_count(vq->peer, KRC_PS_WR_ERRORS, 1);
+	krc_proc_note_break(vq->proc);
+	krc_dp_complete(&se, KRCORE_WC_REM_ACCESS_ERR, 0);
+}
+
+/*
  * Send the checked, reserved requests @slots[0..@n) of @vq (its lock held)
  * on the stream to its peer, behind what is already waiting. Returns how
  * many were taken (all, unless the stream is being reset: *reason).
@@ -258,8 +277,9 @@ static void krc_dg_pump(struct krc_dg_tx *tx)
 int krc_dg_push(struct krc_vqueue *vq, const u16 *slots, int n, u32 *reason)
 {
 	struct krc_dg_tx *tx = vq->peer->dgtx;
+	u16 refused[KRC_PUSH_BATCH];
+	int i, nref = 0, queued = 0;
 	unsigned long flags;
-	int i;
 
 	lockdep_assert_held(&vq->lock);
 	spin_lock_irqsave(&tx->lock, flags);
@@ -280,20 +300,35 @@ int krc_dg_push(struct krc_vqueue *vq, const u16 *slots, int n, u32 *reason)
 	for (i = 0; i < n; i++) {
 		struct krc_slot *s = &vq->slots[slots[i]];
 
+		/*
+		 * A remote range the responder's decoder refuses would be
+		 * dropped there unanswered, and the whole stream, every
+		 * process's requests to the peer, would fail for it: it
+		 * fails here, alone, as the responder's range check would
+		 * fail it.
+		 */
+		if (!krc_dg_req_range_ok(s->wr.opcode, s->wr.remote_addr,
+					 s->len) && nref < ARRAY_SIZE(refused)) {
+			refused[nref++] = slots[i];
+			continue;
+		}
 		s->dg_vq = vq;
 		s->dg_off = 0;
 		s->dg_err = 0;
 		s->dg_inflight = 0;
 		s->dg_last_seq = 0;
 		list_add_tail(&s->dg_node, &vq->dg_queue);
+		queued++;
 	}
-	tx->queued += n;
-	if (n && list_empty(&vq->dg_active))
+	tx->queued += queued;
+	if (queued && list_empty(&vq->dg_active))
 		list_add_tail(&vq->dg_active, &tx->active);
 	atomic64_add(n, &tx->requests);
 	krc_dg_pump(tx);
 	spin_unlock_irqrestore(&tx->lock, flags);
 	krc_send_now();
+	for (i = 0; i < nref; i++)
+		krc_dg_refuse(vq, refused[i]);
 	return n;
 }
 

@@ -88,12 +88,17 @@ check "a child's requests on an inherited VQ fd refused (EACCES); the parent's 4
 check "... no stray completion, no recovery" \
 	'eq "$(counter stray_completions)" "$st0" && eq "$(counter recoveries)" "$rec0"'
 
+# The shared queue's bound, not the process's share: one process's four
+# VQs have 31 READs of 1 MiB in flight (proc_max_bytes: 4 MiB by default)
+pmb=$(cat /sys/module/krcore/parameters/proc_max_bytes)
 param vq_qp_share 25
+param proc_max_bytes $((64 << 20))
 wf0=$(counter wr_full)
 check "4 VQs fill the shared send queue: QP_FULL at exactly qp_depth (32), VQ_FULL at a VQ's share (8)" \
 	'"$KRC_TBIN/dp_qpfull" "$META" "$INFO"'
 check "three refusals counted" 'eq "$(counter wr_full)" $((wf0 + 3))'
 param vq_qp_share 50
+param proc_max_bytes "$pmb"
 
 rec0=$(counter recoveries)
 rp0=$(counter wr_reposted)

@@ -299,6 +299,71 @@ static void test_layout(void **state)
 		assert_int_equal(buf[i], 0);
 }
 
+/*
+ * What the sender may send is what the responder decodes: a READ, WRITE
+ * or WRITE_IMM is sent only if krc_dg_req_range_ok() holds, and then its
+ * first and last segments decode; the ranges it refuses (ending at or
+ * beyond 2^64, longer than KRCORE_MAX_MSG) would have been refused by
+ * the decoder too.
+ */
+static void test_req_range_ok(void **state)
+{
+	static const struct {
+		u64 start, total;
+		bool ok;
+	} c[] = {
+		{ 0x1000, 8, true },
+		{ 0, KRCORE_MAX_MSG, true },
+		{ 0x1000, (u64)KRCORE_MAX_MSG + 1, false },
+		{ ~0ULL - 4095, 4095, true },		/* ends at 2^64 - 1 */
+		{ ~0ULL - 4095, 4096, false },		/* ends at 2^64 */
+		{ ~0ULL - 7, 16, false },		/* wraps */
+		{ ~0ULL, 1, false },
+		{ 0xfffffffffffff000ULL, 8192, false },
+	};
+	static const u8 ops[] = { KRCORE_WR_READ, KRCORE_WR_WRITE,
+				  KRCORE_WR_WRITE_IMM };
+	u8 buf[KRC_DG_HDR_SIZE + 8];
+	struct krc_dg_hdr h, out;
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		for (k = 0; k < ARRAY_SIZE(ops); k++) {
+			u32 seg = 8;
+			u64 last = c[i].total > seg ? c[i].total - seg : 0;
+			int want = c[i].ok ? 0 : -EBADMSG;
+			u64 off;
+
+			assert_int_equal(krc_dg_req_range_ok(ops[k], c[i].start,
+							     c[i].total), c[i].ok);
+			for (off = 0; ; off = last) {
+				memset(&h, 0, sizeof(h));
+				h.type = KRC_DG_REQ;
+				h.opcode = ops[k];
+				h.stream = 1;
+				h.len = seg;
+				h.remote_addr = c[i].start + off;
+				h.swap = c[i].start;
+				h.compare_add = c[i].total;
+				h.rkey = 1;
+				if (off == last)
+					h.flags = KRC_DG_F_LAST;
+				krc_dg_encode(&h, buf);
+				assert_int_equal(krc_dg_decode(buf, ops[k] == KRCORE_WR_READ ?
+							       KRC_DG_HDR_SIZE :
+							       KRC_DG_HDR_SIZE + seg,
+							       &out), want);
+				if (off == last)
+					break;
+			}
+		}
+	}
+	/* atomics and SENDs name no range */
+	assert_true(krc_dg_req_range_ok(KRCORE_WR_ATOMIC_FAA, ~0ULL - 7, 8));
+	assert_true(krc_dg_req_range_ok(KRCORE_WR_SEND, ~0ULL, 64));
+}
+
 static void test_op_predicates(void **state)
 {
 	unsigned int op;
@@ -1694,6 +1759,7 @@ int main(void)
 		cmocka_unit_test(test_slice_zero_length),
 		cmocka_unit_test(test_slice_large),
 		cmocka_unit_test(test_slice_segments),
+		cmocka_unit_test(test_req_range_ok),
 	};
 
 	return cmocka_run_group_tests_name("dgram", tests, NULL, NULL);
