@@ -303,6 +303,12 @@ static long krc_ioc_probe(struct krc_vqueue *vq, void __user *uarg)
 	start = ktime_get_ns();
 	ret = krc_conn_read(conn, kop, conn->probe_addr, conn->probe_rkey,
 			    KRCORE_CARD_SIZE);
+	/*
+	 * The VQ's connection is going, and recovery has yet to move the
+	 * VQ (vq->conn changes only then): try again, it is not ENOTCONN.
+	 */
+	if (ret == -ENOTCONN)
+		ret = -EAGAIN;
 	if (!ret)
 		ret = krc_kop_wait(kop, 2000);
 	/*
