@@ -26,6 +26,38 @@ static void krc_dg_rx_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	atomic_dec(&rx->tx_posted);
 }
 
+/*
+ * Send the @len bytes encoded in slot @i to the requester: 0, or the
+ * post's error (the send queue full: the requester repeats). rx->lock
+ * held; any context.
+ */
+static int krc_dg_rx_send(struct krc_dg_rx *rx, u32 i, u32 len)
+{
+	struct ib_ud_wr wr = {};
+	struct ib_sge sge;
+
+	ib_dma_sync_single_for_device(krc_dg_ibdev(),
+				      rx->buf_dma + (size_t)i * rx->slot,
+				      len, DMA_BIDIRECTIONAL);
+	sge.addr = rx->buf_dma + (size_t)i * rx->slot;
+	sge.length = len;
+	sge.lkey = krc_dg_lkey();
+	wr.wr.wr_cqe = &rx->cqe;
+	wr.wr.opcode = IB_WR_SEND;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.ah = rx->ah->ah;
+	wr.remote_qpn = rx->qpn;
+	wr.remote_qkey = rx->qkey;
+	atomic_inc(&rx->tx_posted);
+	if (krc_ctrl_post_ud(&wr)) {
+		atomic_dec(&rx->tx_posted);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Send the reply cached in slot @i. rx->lock held; any context. */
 static void krc_dg_reply(struct krc_dg_rx *rx, u32 i)
 {
@@ -40,30 +72,10 @@ static void krc_dg_reply(struct krc_dg_rx *rx, u32 i)
 		.dst_incarnation = krc_incarnation,
 		.status = r->status,
 	};
-	u8 *slot = rx->buf + (size_t)i * rx->slot;
-	struct ib_ud_wr wr = {};
-	struct ib_sge sge;
 
 	lockdep_assert_held(&rx->lock);
-	krc_dg_encode(&h, slot);
-	ib_dma_sync_single_for_device(krc_dg_ibdev(),
-				      rx->buf_dma + (size_t)i * rx->slot,
-				      KRC_DG_HDR_SIZE + r->len,
-				      DMA_BIDIRECTIONAL);
-	sge.addr = rx->buf_dma + (size_t)i * rx->slot;
-	sge.length = KRC_DG_HDR_SIZE + r->len;
-	sge.lkey = krc_dg_lkey();
-	wr.wr.wr_cqe = &rx->cqe;
-	wr.wr.opcode = IB_WR_SEND;
-	wr.wr.send_flags = IB_SEND_SIGNALED;
-	wr.wr.sg_list = &sge;
-	wr.wr.num_sge = 1;
-	wr.ah = rx->ah->ah;
-	wr.remote_qpn = rx->qpn;
-	wr.remote_qkey = rx->qkey;
-	atomic_inc(&rx->tx_posted);
-	if (krc_ctrl_post_ud(&wr)) {
-		atomic_dec(&rx->tx_posted);
+	krc_dg_encode(&h, rx->buf + (size_t)i * rx->slot);
+	if (krc_dg_rx_send(rx, i, KRC_DG_HDR_SIZE + r->len)) {
 		krc_event(KRC_EV_DG_TX_FULL);
 		return;
 	}
@@ -86,8 +98,6 @@ static void krc_dg_nak(struct krc_dg_rx *rx, u8 opcode)
 		.stream = rx->stream,
 		.dst_incarnation = krc_incarnation,
 	};
-	struct ib_ud_wr wr = {};
-	struct ib_sge sge;
 
 	lockdep_assert_held(&rx->lock);
 	if (rx->ent[i].state == KRC_DG_R_EXEC ||
@@ -96,26 +106,8 @@ static void krc_dg_nak(struct krc_dg_rx *rx, u8 opcode)
 	/* The slot's cached reply goes; a repeat of it is too old by now. */
 	rx->ent[i].state = KRC_DG_R_FREE;
 	krc_dg_encode(&h, rx->buf + (size_t)i * rx->slot);
-	ib_dma_sync_single_for_device(krc_dg_ibdev(),
-				      rx->buf_dma + (size_t)i * rx->slot,
-				      KRC_DG_HDR_SIZE, DMA_BIDIRECTIONAL);
-	sge.addr = rx->buf_dma + (size_t)i * rx->slot;
-	sge.length = KRC_DG_HDR_SIZE;
-	sge.lkey = krc_dg_lkey();
-	wr.wr.wr_cqe = &rx->cqe;
-	wr.wr.opcode = IB_WR_SEND;
-	wr.wr.send_flags = IB_SEND_SIGNALED;
-	wr.wr.sg_list = &sge;
-	wr.wr.num_sge = 1;
-	wr.ah = rx->ah->ah;
-	wr.remote_qpn = rx->qpn;
-	wr.remote_qkey = rx->qkey;
-	atomic_inc(&rx->tx_posted);
-	if (krc_ctrl_post_ud(&wr)) {
-		atomic_dec(&rx->tx_posted);
-		return;
-	}
-	krc_event(KRC_EV_DG_NAK_SENT);
+	if (!krc_dg_rx_send(rx, i, KRC_DG_HDR_SIZE))
+		krc_event(KRC_EV_DG_NAK_SENT);
 }
 
 /*
