@@ -14,7 +14,8 @@
 # check and the close handshake (fault_close_delay_ms). Recovery's
 # re-posts must be refused by Y (rc_closing_refused) and go elsewhere:
 # every READ completes with the server's data, Y is closed, no report in
-# the kernel log. Three rounds.
+# the kernel log. A probe of X's VQ while recovery holds it says EAGAIN,
+# not ENOTCONN (the VQ is still connected: try again). Three rounds.
 . "$KRC_REPO/tests/cluster/lib.sh"
 META=$(node_ip 0)
 INFO=$KRC_RUN/evict.info
@@ -60,6 +61,8 @@ if [ "$KRC_NODE" = 1 ]; then
 			'[ $rc = 0 ] && [ "$(kv ok "$res")" = 25 ]'
 		check "round $r: the bad READ failed on its own" \
 			'[ "$(kv bad "$res")" = 10 ]'
+		check "round $r: a probe while recovery held the VQ said EAGAIN" \
+			'[ "$(kv probe "$res")" = -11 ]'
 		check "round $r: the closing connection refused the re-posts" \
 			'ge $(($(counter rc_closing_refused) - ref0)) 1'
 		check "round $r: conn $y was closed" \

@@ -16,8 +16,9 @@
  * target (fault_recover_delay_ms): the re-posts must not land on a
  * connection being closed, and every READ of B must complete with the
  * server's data. Prints one line
- *   evict_race: bad=STATUS ok=N failed=F data_bad=D missing=M
- * (STATUS a number: REM_ACCESS_ERR is 10; N + 1 READs of B in all) and
+ *   evict_race: bad=STATUS ok=N failed=F data_bad=D missing=M probe=P
+ * (STATUS a number: REM_ACCESS_ERR is 10; N + 1 READs of B in all; P
+ * what a probe of B said while recovery held it on X, -11 for EAGAIN) and
  * exits 0 only if bad is REM_ACCESS_ERR, every READ came back and every
  * successful READ carries the server's pattern.
  */
@@ -53,7 +54,7 @@ int main(int argc, char **argv)
 	struct krc_mr mra, mrb;
 	uint64_t raddr, t;
 	uint8_t *bufa, *bufb;
-	int nextra = 0;
+	int nextra = 0, probe = 1;
 	size_t len;
 
 	if (argc != 5)
@@ -104,6 +105,20 @@ int main(int argc, char **argv)
 
 	if (tp_pop(a, cqe, 1, 60000) == 1)
 		bad_status = cqe[0].status;
+	/*
+	 * X is failing and recovery holds B on it for fault_recover_delay_ms
+	 * (its VQs move after the re-posts): a probe of B in that window
+	 * must say EAGAIN (try again), not ENOTCONN (B is not connected).
+	 * Before X is marked dead its READ fails otherwise; once B has
+	 * moved it succeeds: the first answer that is one of the three.
+	 */
+	for (t = tp_now_ms(); tp_now_ms() - t < 20000; usleep(20000)) {
+		struct krcore_probe pr;
+
+		probe = krc_probe(b, &pr);
+		if (!probe || probe == -EAGAIN || probe == -ENOTCONN)
+			break;
+	}
 	n++;	/* the first one too */
 	got = tp_pop(b, cqe, n, 120000);
 	for (i = 0; i < got; i++) {
@@ -116,8 +131,8 @@ int main(int argc, char **argv)
 	for (i = 0; ok && i < len; i++)
 		if (bufb[i] != tp_pattern(i))
 			bad_data++;
-	printf("evict_race: bad=%u ok=%u failed=%u data_bad=%u missing=%u\n",
-	       bad_status, ok, failed, bad_data, n - got);
+	printf("evict_race: bad=%u ok=%u failed=%u data_bad=%u missing=%u probe=%d\n",
+	       bad_status, ok, failed, bad_data, n - got, probe);
 	krc_vq_close(a);
 	krc_vq_close(b);
 	return bad_status == KRCORE_WC_REM_ACCESS_ERR && got == n &&
