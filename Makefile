@@ -125,7 +125,7 @@ FUZZ_CC     ?= clang
 FUZZ_FLAGS  := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -fno-sanitize-recover=undefined -Iinclude -Iinclude/uapi -Icommon \
 	       -Itests/include -D_GNU_SOURCE
-FUZZ_COMMON := common/auth.c common/credit.c common/rpc.c common/sha256.c common/card.c common/dgram.c common/proto.c common/wr_check.c \
+FUZZ_COMMON := common/auth.c common/credit.c common/flow.c common/rpc.c common/sha256.c common/card.c common/dgram.c common/proto.c common/wr_check.c \
 	       common/hash.c common/kvs.c
 FUZZ_BINS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
@@ -346,6 +346,12 @@ $(BUILD)/tests/test_qp_state: tests/unit/test_qp_state.c $(BUILD)/obj/common/qp_
 $(BUILD)/tests/test_credit: tests/unit/test_credit.c $(BUILD)/obj/common/credit.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/include -o $@ $< $(BUILD)/obj/common/credit.o -lcmocka
+
+$(BUILD)/tests/test_flow: tests/unit/test_flow.c $(BUILD)/obj/common/flow.o \
+		$(BUILD)/obj/common/credit.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/include -o $@ $< $(BUILD)/obj/common/flow.o \
+		$(BUILD)/obj/common/credit.o -lcmocka
 
 $(BUILD)/tests/test_rpc: tests/unit/test_rpc.c $(BUILD)/obj/common/rpc.o
 	@mkdir -p $(dir $@)

@@ -157,6 +157,20 @@ int krc_credit_ask(struct krc_credit *l, u32 ch, u32 n)
 	return (int)g;
 }
 
+int krc_credit_forget(struct krc_credit *l, u32 ch, u32 n)
+{
+	struct krc_credit_ch *c = krc_credit_ch(l, ch, false);
+	bool was;
+
+	if (!c || c->credit < n)
+		return -EINVAL;
+	was = krc_credit_active(c);
+	c->credit -= n;
+	l->free += n;
+	krc_credit_account(l, c, was);
+	return 0;
+}
+
 int krc_credit_consumed(struct krc_credit *l, u32 ch)
 {
 	struct krc_credit_ch *c = krc_credit_ch(l, ch, true);

@@ -83,6 +83,13 @@ int krc_credit_arrive(struct krc_credit *l, u32 ch);
  */
 int krc_credit_ask(struct krc_credit *l, u32 ch, u32 n);
 
+/*
+ * @n slots lent to @ch will never be used (messages its sender counted
+ * but that were lost): they return to the free slots. 0, or -EINVAL (a
+ * bad @ch, or fewer than @n lent).
+ */
+int krc_credit_forget(struct krc_credit *l, u32 ch, u32 n);
+
 /* One message of @ch was consumed. 0, or -EINVAL (none held). */
 int krc_credit_consumed(struct krc_credit *l, u32 ch);
 
