@@ -30,6 +30,11 @@
 #define MSG_RESERVED	120	/* META_*: zero */
 #define MSG_CTRL_MAC	120	/* the others: their control MAC */
 #define MSG_MAC		80	/* META_*: instead of 80..111 */
+#define MSG_FLOW_PORT	88	/* FLOW_*: instead of 88..115 */
+#define MSG_FLOW_EPOCH	92
+#define MSG_FLOW_WANT	96
+#define MSG_FLOW_COUNT	104
+#define KRC_PORT_MAX	0xffffU
 
 /* rdma_cm private data offsets (hello and table descriptor). */
 #define CM_MAGIC	0
@@ -74,6 +79,13 @@ void krc_msg_encode(const struct krc_ctrl_msg *m, u8 buf[KRC_MSG_SIZE])
 	}
 	memcpy(buf + MSG_CTRL_MAC, m->ctrl_mac, KRC_CTRL_MAC_LEN);
 	krc_put_le64(buf + MSG_DST_INC, m->dst_incarnation);
+	if (krc_msg_is_flow(m->type)) {
+		krc_put_le32(buf + MSG_FLOW_PORT, m->port);
+		krc_put_le32(buf + MSG_FLOW_EPOCH, m->epoch);
+		krc_put_le32(buf + MSG_FLOW_WANT, m->want);
+		krc_put_le64(buf + MSG_FLOW_COUNT, m->count);
+		return;
+	}
 	krc_put_le32(buf + MSG_QPN, m->qpn);
 	krc_put_le32(buf + MSG_PSN, m->psn);
 	krc_put_le32(buf + MSG_PEER_QPN, m->peer_qpn);
@@ -85,6 +97,11 @@ void krc_msg_encode(const struct krc_ctrl_msg *m, u8 buf[KRC_MSG_SIZE])
 bool krc_msg_is_meta(unsigned int type)
 {
 	return type >= KRC_MSG_META_REGISTER && type <= KRC_MSG_META_REPLY;
+}
+
+bool krc_msg_is_flow(unsigned int type)
+{
+	return type == KRC_MSG_FLOW_ASK || type == KRC_MSG_FLOW_GRANT;
 }
 
 static bool qpn_ok(u32 qpn)
@@ -130,6 +147,15 @@ static int msg_check(const struct krc_ctrl_msg *m)
 		if (m->status > KRC_STATUS_MAX)
 			return -EBADMSG;
 		return 0;
+	case KRC_MSG_FLOW_ASK:
+		if (!m->port || m->port > KRC_PORT_MAX)
+			return -EBADMSG;
+		break;
+	case KRC_MSG_FLOW_GRANT:
+		if (!m->port || m->port > KRC_PORT_MAX || m->want ||
+		    m->status > KRC_STATUS_MAX)
+			return -EBADMSG;
+		return 0;
 	case KRC_MSG_GOODBYE:
 	case KRC_MSG_META_REGISTER:
 	case KRC_MSG_META_DEREGISTER:
@@ -142,7 +168,7 @@ static int msg_check(const struct krc_ctrl_msg *m)
 
 static bool msg_type_known(unsigned int type)
 {
-	return (type >= KRC_MSG_CONNECT_REQ && type <= KRC_MSG_CLOSE_REP) ||
+	return (type >= KRC_MSG_CONNECT_REQ && type <= KRC_MSG_FLOW_GRANT) ||
 	       (type >= KRC_MSG_META_REGISTER && type <= KRC_MSG_TYPE_MAX);
 }
 
@@ -175,6 +201,16 @@ static int msg_decode(const u8 *buf, size_t len, struct krc_ctrl_msg *m)
 	}
 	memcpy(m->ctrl_mac, buf + MSG_CTRL_MAC, KRC_CTRL_MAC_LEN);
 	m->dst_incarnation = krc_get_le64(buf + MSG_DST_INC);
+	if (krc_msg_is_flow(m->type)) {
+		if (krc_get_le32(buf + MSG_PROBE_RKEY) ||
+		    krc_get_le32(buf + MSG_PROBE_LEN) || m->slot)
+			return -EBADMSG;
+		m->port = krc_get_le32(buf + MSG_FLOW_PORT);
+		m->epoch = krc_get_le32(buf + MSG_FLOW_EPOCH);
+		m->want = krc_get_le32(buf + MSG_FLOW_WANT);
+		m->count = krc_get_le64(buf + MSG_FLOW_COUNT);
+		return msg_check(m);
+	}
 	m->qpn = krc_get_le32(buf + MSG_QPN);
 	m->psn = krc_get_le32(buf + MSG_PSN);
 	m->peer_qpn = krc_get_le32(buf + MSG_PEER_QPN);
@@ -273,6 +309,10 @@ const char *krc_msg_type_name(unsigned int type)
 		return "close_req";
 	case KRC_MSG_CLOSE_REP:
 		return "close_rep";
+	case KRC_MSG_FLOW_ASK:
+		return "flow_ask";
+	case KRC_MSG_FLOW_GRANT:
+		return "flow_grant";
 	case KRC_MSG_META_REGISTER:
 		return "meta_register";
 	case KRC_MSG_META_DEREGISTER:

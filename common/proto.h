@@ -22,6 +22,14 @@
  * META_REGISTER, META_DEREGISTER and META_REPLY use none of the fields at
  * 80..115: bytes 80..111 carry their MAC (common/auth.h), 112..115 are
  * zero.
+ * FLOW_ASK and FLOW_GRANT (flow control of two-sided messages, flow.h)
+ * use 80 dst_incarnation and, instead of 88..115:
+ *   88  u32 port      the receiver's bound port (1 .. 65535)
+ *   92  u32 epoch     of the channel (flow.h; 0 in a first ASK)
+ *   96  u32 want      ASK: sends waiting; GRANT: zero
+ *   100 u32 zero      104 u64 count   ASK: sent S; GRANT: granted G
+ *   112 u32 zero
+ * and status, which only a GRANT may set (0, ECONNREFUSED, EBUSY).
  *
  * The MetaServer's rdma_cm connection carries two private data blobs:
  * the member's hello (struct krc_meta_hello) in the connect request and
@@ -60,6 +68,9 @@ enum krc_msg_type {
 	/* closing one idle connection (the RC cap, evict.c) */
 	KRC_MSG_CLOSE_REQ	= 7,	/* A -> B: may our qpn/peer_qpn pair go? */
 	KRC_MSG_CLOSE_REP	= 8,	/* B -> A: status 0: gone at B; EBUSY: in use */
+	/* flow control of two-sided messages (flow.h) */
+	KRC_MSG_FLOW_ASK	= 9,	/* sender -> receiver: S, want */
+	KRC_MSG_FLOW_GRANT	= 10,	/* receiver -> sender: G, or refused */
 	/* registration, member <-> MetaServer over RC SEND/RECV */
 	KRC_MSG_META_REGISTER	= 16,	/* card: publish it */
 	KRC_MSG_META_DEREGISTER	= 17,	/* card: remove it (same incarnation only) */
@@ -82,6 +93,11 @@ struct krc_ctrl_msg {
 	u64 probe_addr;
 	u32 probe_len;
 	u32 slot;
+	/* FLOW_*: instead of qpn .. probe_len */
+	u32 port;
+	u32 epoch;
+	u32 want;
+	u64 count;
 	u8 mac[KRC_MAC_LEN];		/* META_*: see above */
 	u8 ctrl_mac[KRC_CTRL_MAC_LEN];	/* the others: see above */
 };
@@ -96,12 +112,15 @@ void krc_msg_encode(const struct krc_ctrl_msg *m, u8 buf[KRC_MSG_SIZE]);
  * Rules: every type carries a valid sender card; CONNECT_REQ and
  * CONNECT_REP carry a qpn (2 .. 2^24-1) and a psn (< 2^24); REP, RTU and
  * RTU_ACK carry a peer_qpn (2 .. 2^24-1); NAK and META_REPLY statuses are
- * errno values below 4096; other types carry status 0.
+ * errno values below 4096; FLOW_* carry a port (1 .. 65535), a GRANT no
+ * want and a status below 4096; other types carry status 0.
  */
 int krc_msg_decode(const u8 *buf, size_t len, struct krc_ctrl_msg *m);
 
 /* Is @type one of the MetaServer's (its bytes 80..111 are a MAC)? */
 bool krc_msg_is_meta(unsigned int type);
+/* Is @type FLOW_ASK or FLOW_GRANT (port, epoch, want, count)? */
+bool krc_msg_is_flow(unsigned int type);
 
 /*
  * Sign @m (a META_* message) for the connection of @n: m->mac becomes the

@@ -64,6 +64,8 @@ static bool msg_equal(const struct krc_ctrl_msg *a, const struct krc_ctrl_msg *b
 	       a->peer_qpn == b->peer_qpn && a->probe_rkey == b->probe_rkey &&
 	       a->probe_addr == b->probe_addr &&
 	       a->probe_len == b->probe_len && a->slot == b->slot &&
+	       a->port == b->port && a->epoch == b->epoch &&
+	       a->want == b->want && a->count == b->count &&
 	       !memcmp(a->mac, b->mac, sizeof(a->mac)) &&
 	       !memcmp(a->ctrl_mac, b->ctrl_mac, sizeof(a->ctrl_mac));
 }

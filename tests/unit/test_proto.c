@@ -21,6 +21,7 @@ static const u8 all_types[] = {
 	KRC_MSG_CONNECT_REQ, KRC_MSG_CONNECT_REP, KRC_MSG_CONNECT_NAK,
 	KRC_MSG_RTU, KRC_MSG_RTU_ACK, KRC_MSG_GOODBYE,
 	KRC_MSG_CLOSE_REQ, KRC_MSG_CLOSE_REP,
+	KRC_MSG_FLOW_ASK, KRC_MSG_FLOW_GRANT,
 	KRC_MSG_META_REGISTER, KRC_MSG_META_DEREGISTER, KRC_MSG_META_REPLY,
 };
 
@@ -94,6 +95,19 @@ static struct krc_ctrl_msg sample_msg(u8 type)
 		m.status = 0;
 		m.slot = 1234;
 		break;
+	case KRC_MSG_FLOW_ASK:
+		m.dst_incarnation = 0x0badc0ffee0ddf00ULL;
+		m.port = 4791;
+		m.epoch = 0x80000001U;
+		m.want = 16;
+		m.count = 0xfedcba9876543210ULL;
+		break;
+	case KRC_MSG_FLOW_GRANT:
+		m.status = ECONNREFUSED;
+		m.port = 65535;
+		m.epoch = 7;
+		m.count = 1ULL << 40;
+		break;
 	default:	/* GOODBYE, META_REGISTER, META_DEREGISTER: the card */
 		break;
 	}
@@ -116,6 +130,8 @@ static bool msg_equal(const struct krc_ctrl_msg *a, const struct krc_ctrl_msg *b
 	       a->peer_qpn == b->peer_qpn && a->probe_rkey == b->probe_rkey &&
 	       a->probe_addr == b->probe_addr &&
 	       a->probe_len == b->probe_len && a->slot == b->slot &&
+	       a->port == b->port && a->epoch == b->epoch &&
+	       a->want == b->want && a->count == b->count &&
 	       !memcmp(a->mac, b->mac, sizeof(a->mac)) &&
 	       !memcmp(a->ctrl_mac, b->ctrl_mac, sizeof(a->ctrl_mac));
 }
@@ -247,11 +263,85 @@ static void test_msg_roundtrip(void **state)
 	}
 }
 
+/* Decode @buf and expect @err, with the output zeroed. */
+static void expect_msg_err(const u8 *buf, size_t len, int err)
+{
+	struct krc_ctrl_msg d;
+
+	memset(&d, 0x5a, sizeof(d));
+	assert_int_equal(krc_msg_decode(buf, len, &d), err);
+	assert_true(msg_is_zero(&d));
+}
+
+/* FLOW_ASK and FLOW_GRANT: their fields where proto.h says, and rules. */
+static void test_msg_flow(void **state)
+{
+	u8 buf[KRC_MSG_SIZE];
+	struct krc_ctrl_msg m, d;
+
+	(void)state;
+	m = sample_msg(KRC_MSG_FLOW_ASK);
+	krc_msg_encode(&m, buf);
+	assert_int_equal(krc_get_le64(buf + 80), m.dst_incarnation);
+	assert_int_equal(krc_get_le32(buf + 88), 4791);
+	assert_int_equal(krc_get_le32(buf + 92), 0x80000001U);
+	assert_int_equal(krc_get_le32(buf + 96), 16);
+	assert_int_equal(krc_get_le32(buf + 100), 0);
+	assert_int_equal(krc_get_le64(buf + 104), 0xfedcba9876543210ULL);
+	assert_int_equal(krc_get_le32(buf + 112), 0);
+	assert_int_equal(krc_get_le32(buf + 116), 0);
+	assert_int_equal(krc_msg_decode(buf, sizeof(buf), &d), 0);
+	assert_true(msg_equal(&m, &d));
+	/* the handshake's fields are not carried by a FLOW message */
+	m.qpn = 0x1a;
+	m.probe_addr = 1;
+	krc_msg_encode(&m, buf);
+	assert_int_equal(krc_msg_decode(buf, sizeof(buf), &d), 0);
+	assert_int_equal(d.qpn, 0);
+	assert_int_equal(d.probe_addr, 0);
+	/* ports 1 .. 65535 */
+	m = sample_msg(KRC_MSG_FLOW_ASK);
+	m.port = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.port = 65536;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.port = 1;
+	assert_int_equal(reencode(&m), 0);
+	/* an ASK has no status; a GRANT's is an errno, and it wants nothing */
+	m.status = ECONNREFUSED;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_FLOW_GRANT);
+	m.status = 0;
+	assert_int_equal(reencode(&m), 0);
+	m.status = 4095;
+	assert_int_equal(reencode(&m), 0);
+	m.status = 4096;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.status = 0;
+	m.want = 1;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.want = 0;
+	m.port = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	/* the bytes a FLOW message keeps zero */
+	m = sample_msg(KRC_MSG_FLOW_GRANT);
+	krc_msg_encode(&m, buf);
+	buf[100] = 1;
+	expect_msg_err(buf, sizeof(buf), -EBADMSG);
+	krc_msg_encode(&m, buf);
+	buf[112] = 1;
+	expect_msg_err(buf, sizeof(buf), -EBADMSG);
+	krc_msg_encode(&m, buf);
+	buf[116] = 1;
+	expect_msg_err(buf, sizeof(buf), -EBADMSG);
+}
+
 static void test_msg_type_name(void **state)
 {
 	static const char *const names[] = {
 		"?", "connect_req", "connect_rep", "connect_nak", "rtu",
-		"rtu_ack", "goodbye", "close_req", "close_rep", "?", "?", "?",
+		"rtu_ack", "goodbye", "close_req", "close_rep", "flow_ask",
+		"flow_grant", "?",
 		"?", "?", "?", "?", "meta_register", "meta_deregister", "meta_reply", "?",
 	};
 	unsigned int t;
@@ -264,15 +354,6 @@ static void test_msg_type_name(void **state)
 	assert_string_equal(krc_msg_type_name(~0U), "?");
 }
 
-/* Decode @buf and expect @err, with the output zeroed. */
-static void expect_msg_err(const u8 *buf, size_t len, int err)
-{
-	struct krc_ctrl_msg d;
-
-	memset(&d, 0x5a, sizeof(d));
-	assert_int_equal(krc_msg_decode(buf, len, &d), err);
-	assert_true(msg_is_zero(&d));
-}
 
 static void test_msg_rejects_header(void **state)
 {
@@ -523,7 +604,7 @@ static void test_msg_rejects_fields(void **state)
 		u8 t = all_types[i];
 
 		if (t == KRC_MSG_CONNECT_NAK || t == KRC_MSG_META_REPLY ||
-		    t == KRC_MSG_CLOSE_REP)
+		    t == KRC_MSG_CLOSE_REP || t == KRC_MSG_FLOW_GRANT)
 			continue;
 		m = sample_msg(t);
 		assert_int_equal(reencode(&m), 0);
@@ -1281,6 +1362,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_msg_layout),
 		cmocka_unit_test(test_msg_roundtrip),
+		cmocka_unit_test(test_msg_flow),
 		cmocka_unit_test(test_msg_type_name),
 		cmocka_unit_test(test_msg_rejects_header),
 		cmocka_unit_test(test_msg_rejects_fields),
