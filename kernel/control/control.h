@@ -106,7 +106,7 @@ int krc_key_load(void);
 void krc_key_forget(void);
 const u8 *krc_key(void);	/* NULL: none loaded */
 
-/* meta_host.c: hosting the MetaServer table */
+/* meta_host.c: hosting the MetaServer table (its members: meta_member.c) */
 int krc_meta_host_start(struct krc_node *node);
 void krc_meta_host_stop(struct krc_node *node);
 int krc_meta_host_register(const struct krcore_card *card, u32 *slot);
