@@ -114,7 +114,7 @@ int krc_meta_host_deregister(const struct krcore_card *card);
 int krc_meta_host_where(struct krc_mt_geom *geom, u64 *addr, u32 *rkey);
 void krc_meta_host_info(struct krcore_node_info *info);
 
-/* meta_client.c: a member's view of its MetaServer */
+/* meta_client.c and meta_lookup.c: a member's view of its MetaServer */
 void krc_meta_on_card(void (*fn)(const struct krcore_card *card));
 int krc_meta_start(struct krc_node *node);
 void krc_meta_stop(struct krc_node *node);
