@@ -168,7 +168,9 @@ struct krc_peer {
 	struct list_head conns;
 	u32 nconns;
 	u32 rr;				/* round robin among conns */
-	struct work_struct grow_work;	/* pool growth in the background */
+	/* pool growth in the background; again later after a failure */
+	struct delayed_work grow_work;
+	u8 grow_fails;			/* failed growths in a row */
 	struct work_struct verify_work;	/* re-read the card after an error */
 	struct work_struct free_work;	/* the last put, in process context */
 	atomic64_t qconnects;

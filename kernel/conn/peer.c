@@ -151,7 +151,7 @@ struct krc_peer *krc_peer_get(const u8 gid[16], bool create)
 		mutex_init(&fresh->connect_lock);
 		spin_lock_init(&fresh->lock);
 		INIT_LIST_HEAD(&fresh->conns);
-		INIT_WORK(&fresh->grow_work, krc_peer_grow_work);
+		INIT_DELAYED_WORK(&fresh->grow_work, krc_peer_grow_work);
 		INIT_WORK(&fresh->verify_work, krc_peer_verify_work);
 		INIT_WORK(&fresh->free_work, krc_peer_free_work);
 	}
@@ -391,7 +391,6 @@ static u32 krc_peer_pool_count(struct krc_peer *peer)
 	return n;
 }
 
-/* Grow the pool of a peer to pool_size, in the background. */
 /*
  * A usable connection to @peer, with a reference: a pooled one, else a
  * new one (a handshake, or a loopback connection for this node itself);
@@ -431,12 +430,30 @@ struct krc_conn *krc_peer_connect_any(struct krc_peer *peer)
 	return conn;
 }
 
+/*
+ * A growth that failed (the peer busy, a handshake lost) is tried again,
+ * 1, 2, 4, 8 then 16 s later, while the pool is short: otherwise a pool
+ * left short stays so, since a qconnect that finds a pooled connection
+ * makes no handshake. After that, the next qconnect or recovery asks.
+ */
+#define KRC_GROW_RETRIES	5
+
+/* Queue the growth of @peer's pool after @delay; it holds a reference. */
+static void krc_peer_grow_later(struct krc_peer *peer, unsigned long delay)
+{
+	kref_get(&peer->ref);
+	/* Already pending: it keeps its own reference (and its time). */
+	if (!queue_delayed_work(krc_wq, &peer->grow_work, delay))
+		krc_peer_put(peer);
+}
+
 static void krc_peer_grow_work(struct work_struct *work)
 {
-	struct krc_peer *peer = container_of(work, struct krc_peer, grow_work);
+	struct krc_peer *peer = container_of(to_delayed_work(work),
+					     struct krc_peer, grow_work);
 	struct krc_hs_opts o;
 	struct krc_conn *conn;
-	int ret;
+	int ret = 0;
 
 	while (READ_ONCE(krc_node.up) && !peer->dead &&
 	       krc_peer_pool_count(peer) < krc_param_pool_size) {
@@ -451,18 +468,27 @@ static void krc_peer_grow_work(struct work_struct *work)
 				   msecs_to_jiffies(krc_param_rc_idle_ms) + 1);
 		if (ret)
 			break;
+		WRITE_ONCE(peer->grow_fails, 0);
 		krc_conn_put(conn);
 		krc_event(KRC_EV_POOL_GROWN);
+	}
+	if (ret && ret != -ENOSPC && READ_ONCE(krc_node.up) && !peer->dead &&
+	    peer->grow_fails < KRC_GROW_RETRIES) {
+		krc_peer_grow_later(peer, HZ << peer->grow_fails);
+		WRITE_ONCE(peer->grow_fails, peer->grow_fails + 1);
 	}
 	krc_peer_put(peer);
 }
 
+/* Grow the pool of a peer to pool_size, in the background, now. */
 void krc_peer_grow(struct krc_peer *peer)
 {
 	if (peer->local)
 		return;
+	WRITE_ONCE(peer->grow_fails, 0);
 	kref_get(&peer->ref);
-	if (!queue_work(krc_wq, &peer->grow_work))
+	/* A retry waiting: now instead (its reference stays its own). */
+	if (mod_delayed_work(krc_wq, &peer->grow_work, 0))
 		krc_peer_put(peer);
 }
 
@@ -644,7 +670,9 @@ void krc_peers_drop_all(void)
 		spin_unlock(&krc_peers_lock);
 		if (!peer)
 			break;
-		cancel_work_sync(&peer->grow_work);
+		/* A growth still waiting holds a reference. */
+		if (cancel_delayed_work_sync(&peer->grow_work))
+			krc_peer_put(peer);
 		cancel_work_sync(&peer->verify_work);
 		krc_conn_ops->peer_stop(peer);
 		krc_peer_forget_incarnation(peer, 0);

@@ -46,7 +46,7 @@ void krc_connect_kick_rc(struct krc_peer *peer)
 	default:
 		return;
 	}
-	if (work_pending(&peer->grow_work))
+	if (delayed_work_pending(&peer->grow_work))
 		return;
 	/* An RC cap (ours or the peer's) refused it lately: datagrams
 	 * serve meanwhile.
