@@ -94,6 +94,13 @@ static inline void fill(struct krcore_wr *wr, uint8_t op, void *local,
 	tp_wr(wr, op, local, lkey, len, raddr, rkey, id, KRCORE_WR_SIGNALED);
 }
 
+/*
+ * 4 on the debug kernel (KASAN, lockdep: three times slower, more with
+ * four nodes on two CPUs), else 1: dp_one's and dp_reap's waits are
+ * that many times longer.
+ */
+int dp_scale(void);
+
 /* Post one request and wait for its completion; its status. */
 int dp_one(struct krc_vq *vq, struct krcore_wr *wr, struct krcore_cqe *cqe);
 /*
