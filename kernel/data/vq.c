@@ -155,6 +155,7 @@ static void krc_vq_unbind(struct krc_vqueue *vq)
 	}
 	if (vq->dgram)
 		krc_dg_vq_leave(vq);
+	vq->flow = NULL;	/* the peer's: it goes with the peer */
 	krc_peer_put(vq->peer);
 	vq->peer = NULL;
 }
@@ -392,6 +393,18 @@ static struct miscdevice krc_miscdev = {
  * The handlers through which the layers below reach the data layer,
  * registered once at load, before any connection or datagram exists.
  */
+static void krc_data_peer_stop(struct krc_peer *peer)
+{
+	krc_dg_peer_stop(peer);
+	krc_flow_peer_stop(peer);
+}
+
+static void krc_data_peer_free(struct krc_peer *peer)
+{
+	krc_dg_peer_free(peer);
+	krc_flow_peer_free(peer);
+}
+
 static const struct krc_conn_ops krc_data_conn_ops = {
 	.complete = krc_dp_dispatch,
 	.recv = krc_recv_dispatch,
@@ -399,8 +412,9 @@ static const struct krc_conn_ops krc_data_conn_ops = {
 	.gone = krc_dp_conn_gone,
 	.move_vqs = krc_vqs_to_dgram,
 	.peer_dg_vqs = krc_dg_vqs,
-	.peer_stop = krc_dg_peer_stop,
-	.peer_free = krc_dg_peer_free,
+	.peer_stop = krc_data_peer_stop,
+	.peer_free = krc_data_peer_free,
+	.flow_msg = krc_flow_msg,
 };
 
 void krc_data_init(void)
