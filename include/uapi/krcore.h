@@ -173,7 +173,9 @@ struct krcore_qconnect {
  * KRCORE_IOC_PROBE: RDMA READ the node page of the node this VQ is
  * connected to (it holds the node's card) over the VQ's pooled connection:
  * proves the connection carries traffic. The page's card is returned.
- * ENOTCONN when the VQ is not connected.
+ * ENOTCONN when the VQ is not connected; EAGAIN while its connection is
+ * failing and recovery has not moved the VQ yet; ETIMEDOUT when the READ
+ * did not complete within wr_timeout_ms (the watchdog's bound).
  */
 struct krcore_probe {
 	__u64 elapsed_ns;	/* out: the READ's round trip */

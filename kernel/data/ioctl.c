@@ -309,13 +309,16 @@ static long krc_ioc_probe(struct krc_vqueue *vq, void __user *uarg)
 	 */
 	if (ret == -ENOTCONN)
 		ret = -EAGAIN;
-	if (!ret)
-		ret = krc_kop_wait(kop, 2000);
 	/*
 	 * A slow answer is not a dead connection: other processes share
 	 * it. A READ that failed already failed the connection (conn.c);
-	 * one that never completes is the watchdog's (recovery.c).
+	 * one that never completes is the watchdog's (recovery.c), after
+	 * wr_timeout_ms: the probe waits as long, so its ETIMEDOUT means
+	 * the READ was given up for lost (a fixed 2 s was shorter, and a
+	 * debug kernel's READ after a retransmission took longer).
 	 */
+	if (!ret)
+		ret = krc_kop_wait(kop, max_t(u32, krc_param_wr_timeout_ms, 1000));
 	pr.elapsed_ns = ktime_get_ns() - start;
 	if (!ret)
 		ret = krc_card_decode(kop->buf, &pr.card) ? -EBADMSG : 0;
