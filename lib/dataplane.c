@@ -283,8 +283,10 @@ void krc_qmsg_done(struct krc_vq *vq)
 	__atomic_store_n(&vq->rring->consumer, ++vq->rcons, __ATOMIC_RELEASE);
 	/*
 	 * Senders wait for slots of this ring: the kernel learns of the one
-	 * given back now (a system call only then).
+	 * given back now (a system call only then). The fence pairs with
+	 * the kernel's after it sets the flag: one of us sees the other.
 	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&vq->rring->flags, __ATOMIC_ACQUIRE) &
 	    KRCORE_RECV_F_CREDIT)
 		krcl_ioctl(vq, KRCORE_IOC_QCONSUMED, NULL);

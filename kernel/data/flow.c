@@ -189,6 +189,47 @@ static u64 krc_flow_peer_incarnation(struct krc_peer *peer)
 	return inc;
 }
 
+/* Under f->lock: has the receiver never answered this flow yet? */
+static bool krc_flow_first(struct krc_flow_out *f)
+{
+	return !f->tx.epoch && !f->tx.error && !f->dead;
+}
+
+static bool krc_flow_answered(struct krc_flow_out *f)
+{
+	bool done;
+
+	spin_lock_bh(&f->lock);
+	done = !krc_flow_first(f);
+	spin_unlock_bh(&f->lock);
+	return done;
+}
+
+/* Under f->lock: ask now if sends wait and no ASK is out. */
+static bool krc_flow_want(struct krc_flow_out *f)
+{
+	if (!f->tx.waiting && !krc_flow_tx_credit(&f->tx))
+		f->tx.waiting = 1;
+	return !f->tx.asking && !f->dead && !f->tx.error;
+}
+
+void krc_flow_prefetch(struct krc_vqueue *vq)
+{
+	struct krc_flow_out *f;
+	bool ask;
+
+	lockdep_assert_held(&vq->lock);
+	f = vq->peer ? krc_flow_of(vq) : NULL;
+	if (!f)
+		return;
+	spin_lock_bh(&f->lock);
+	krc_flow_check_incarnation(f, krc_flow_peer_incarnation(vq->peer));
+	ask = krc_flow_first(f) && krc_flow_want(f);
+	spin_unlock_bh(&f->lock);
+	if (ask)
+		mod_delayed_work(krc_wq, &f->ask_work, 0);
+}
+
 int krc_flow_take(struct krc_vqueue *vq, const struct krcore_wr *wrs, int n,
 		  u32 *reason)
 {
@@ -209,6 +250,22 @@ int krc_flow_take(struct krc_vqueue *vq, const struct krcore_wr *wrs, int n,
 	inc = krc_flow_peer_incarnation(vq->peer);
 	spin_lock_bh(&f->lock);
 	krc_flow_check_incarnation(f, inc);
+	if (krc_flow_first(f)) {
+		/*
+		 * This node's first message to the port: its first slots
+		 * are part of connecting to it (asked for at qconnect), so
+		 * the send waits for the answer, as qconnect waits for a
+		 * handshake. Later, without a slot: EAGAIN.
+		 */
+		ask = krc_flow_want(f);
+		spin_unlock_bh(&f->lock);
+		if (ask)
+			mod_delayed_work(krc_wq, &f->ask_work, 0);
+		wait_event_killable_timeout(f->wq, krc_flow_answered(f),
+					    msecs_to_jiffies(krc_param_connect_timeout_ms));
+		ask = false;
+		spin_lock_bh(&f->lock);
+	}
 	for (i = 0; i < n; i++) {
 		if (!krc_wr_is_msg(&wrs[i]))
 			continue;
@@ -274,9 +331,7 @@ long krc_flow_wait(struct krc_vqueue *vq, struct krcore_flow_wait *w)
 		return vq->peer && vq->port ? -ENOMEM : -ENOTCONN;
 	/* Waiting is wanting: an ASK goes if none is out. */
 	spin_lock_bh(&f->lock);
-	if (!krc_flow_tx_credit(&f->tx) && !f->tx.waiting)
-		f->tx.waiting = 1;
-	ask = !f->tx.asking;
+	ask = !krc_flow_tx_credit(&f->tx) && krc_flow_want(f);
 	spin_unlock_bh(&f->lock);
 	if (ask)
 		mod_delayed_work(krc_wq, &f->ask_work, 0);
@@ -371,6 +426,14 @@ void krc_flow_peer_free(struct krc_peer *peer)
 
 /* ---- receiver ---- */
 
+/* Under vq->rlock: what the process consumed (its index, clamped). */
+static u32 krc_flow_in_absorb(struct krc_flow_in *in)
+{
+	struct krc_vqueue *vq = in->vq;
+
+	return krc_flow_rx_consumed(&in->rx, READ_ONCE(vq->rring->consumer));
+}
+
 /* Under vq->rlock: tell the process whether senders wait for slots. */
 static void krc_flow_in_flag(struct krc_flow_in *in)
 {
@@ -381,14 +444,17 @@ static void krc_flow_in_flag(struct krc_flow_in *in)
 		if (l->ch[i].state == KRC_CREDIT_CH_OPEN && l->ch[i].want)
 			flags = KRCORE_RECV_F_CREDIT;
 	WRITE_ONCE(in->vq->rring->flags, flags);
-}
-
-/* Under vq->rlock: what the process consumed (its index, clamped). */
-static u32 krc_flow_in_absorb(struct krc_flow_in *in)
-{
-	struct krc_vqueue *vq = in->vq;
-
-	return krc_flow_rx_consumed(&in->rx, READ_ONCE(vq->rring->consumer));
+	if (!flags)
+		return;
+	/*
+	 * The process stores its consumer index, then reads the flag
+	 * (lib/dataplane.c, a full fence between): we store the flag,
+	 * then read the index again, so that a slot consumed just before
+	 * the flag was seen is not missed by both.
+	 */
+	smp_mb();
+	if (krc_flow_in_absorb(in))
+		queue_work(krc_wq, &in->grant_work);
 }
 
 /* Send @n notes as GRANTs for @port; process context, no lock held. */

@@ -258,6 +258,9 @@ static long krc_ioc_qconnect(struct krc_vqueue *vq, void __user *uarg,
 				ret = -ECONNRESET;
 		}
 	}
+	/* It sends to a port: its first slots are asked for now. */
+	if (!ret && vq->port)
+		krc_flow_prefetch(vq);
 	mutex_unlock(&vq->lock);
 	ret = krc_qconnect_errno(ret);
 	if (ret)
