@@ -440,8 +440,10 @@ static void krc_flow_in_flag(struct krc_flow_in *in)
 	const struct krc_credit *l = &in->rx.ledger;
 	u32 i, flags = 0;
 
+	/* A sender with nothing lent sends nothing that would tell us. */
 	for (i = 0; i < l->nch; i++)
-		if (l->ch[i].state == KRC_CREDIT_CH_OPEN && l->ch[i].want)
+		if (l->ch[i].state == KRC_CREDIT_CH_OPEN && l->ch[i].want &&
+		    !l->ch[i].credit)
 			flags = KRCORE_RECV_F_CREDIT;
 	WRITE_ONCE(in->vq->rring->flags, flags);
 	if (!flags)
