@@ -206,7 +206,7 @@ int krc_flow_take(struct krc_vqueue *vq, const struct krcore_wr *wrs, int n,
 void krc_flow_untake(struct krc_vqueue *vq, const struct krcore_wr *wrs,
 		     int n);
 long krc_flow_wait(struct krc_vqueue *vq, struct krcore_flow_wait *w);
-void krc_flow_prefetch(struct krc_vqueue *vq);
+int krc_flow_prefetch(struct krc_vqueue *vq);
 int krc_flow_in_create(struct krc_vqueue *vq, u16 port, u32 slots);
 void krc_flow_in_destroy(struct krc_vqueue *vq);
 int krc_flow_arrive(struct krc_vqueue *vq, const u8 src_gid[16], u32 *slot);
@@ -223,6 +223,8 @@ void krc_vq_get(struct krc_vqueue *vq);
 void krc_vq_put(struct krc_vqueue *vq);
 void krc_vq_closed_idle(struct krc_vqueue *vq);
 bool krc_vq_attach(struct krc_vqueue *vq, struct krc_conn *conn);
+/* Off its connection or datagram path, its peer let go (vq->lock held). */
+void krc_vq_unbind(struct krc_vqueue *vq);
 /* The first VQ bound to @conn, with a reference (NULL: none). */
 struct krc_vqueue *krc_conn_first_vq(struct krc_conn *conn);
 void krc_vqs_disassociate(void);

@@ -63,6 +63,9 @@ struct krc_flow_note {
 	struct krc_flow_grant g;
 };
 
+/* Ports of one peer this node sends messages to, at most. */
+#define KRC_FLOW_MAX_PER_PEER	1024
+
 static DEFINE_HASHTABLE(krc_flows, 8);
 static DEFINE_SPINLOCK(krc_flows_lock);
 static atomic_t krc_flow_epochs;	/* where the next port's epochs start */
@@ -140,7 +143,24 @@ static struct krc_flow_out *krc_flow_find(struct krc_peer *peer, u16 port)
 	return NULL;
 }
 
-/* The flow of @vq (its peer and port), made on first use. */
+/* Under krc_flows_lock: the flows to @peer. */
+static u32 krc_flow_count(const struct krc_peer *peer)
+{
+	struct krc_flow_out *f;
+	u32 n = 0;
+	int bkt;
+
+	hash_for_each(krc_flows, bkt, f, hnode)
+		n += f->peer == peer;
+	return n;
+}
+
+/*
+ * The flow of @vq (its peer and port), made on first use; NULL when no
+ * memory, or when this node already sends to KRC_FLOW_MAX_PER_PEER ports
+ * of that peer (a flow lives as long as the peer: its counts must never
+ * restart behind the receiver's back, so their number is bounded).
+ */
 static struct krc_flow_out *krc_flow_of(struct krc_vqueue *vq)
 {
 	struct krc_flow_out *f, *fresh;
@@ -152,6 +172,11 @@ static struct krc_flow_out *krc_flow_of(struct krc_vqueue *vq)
 		return NULL;
 	spin_lock(&krc_flows_lock);
 	f = krc_flow_find(vq->peer, vq->port);
+	if (!f && krc_flow_count(vq->peer) >= KRC_FLOW_MAX_PER_PEER) {
+		spin_unlock(&krc_flows_lock);
+		kfree(fresh);
+		return NULL;
+	}
 	if (!f) {
 		f = fresh;
 		fresh = NULL;
@@ -213,21 +238,24 @@ static bool krc_flow_want(struct krc_flow_out *f)
 	return !f->tx.asking && !f->dead && !f->tx.error;
 }
 
-void krc_flow_prefetch(struct krc_vqueue *vq)
+int krc_flow_prefetch(struct krc_vqueue *vq)
 {
 	struct krc_flow_out *f;
 	bool ask;
 
 	lockdep_assert_held(&vq->lock);
-	f = vq->peer ? krc_flow_of(vq) : NULL;
+	if (!vq->peer)
+		return 0;
+	f = krc_flow_of(vq);
 	if (!f)
-		return;
+		return -ENOSPC;
 	spin_lock_bh(&f->lock);
 	krc_flow_check_incarnation(f, krc_flow_peer_incarnation(vq->peer));
 	ask = krc_flow_first(f) && krc_flow_want(f);
 	spin_unlock_bh(&f->lock);
 	if (ask)
 		mod_delayed_work(krc_wq, &f->ask_work, 0);
+	return 0;
 }
 
 int krc_flow_take(struct krc_vqueue *vq, const struct krcore_wr *wrs, int n,

@@ -258,9 +258,19 @@ static long krc_ioc_qconnect(struct krc_vqueue *vq, void __user *uarg,
 				ret = -ECONNRESET;
 		}
 	}
-	/* It sends to a port: its first slots are asked for now. */
-	if (!ret && vq->port)
-		krc_flow_prefetch(vq);
+	/*
+	 * It sends to a port: its first slots are asked for now. A node
+	 * keeps a sender's state per (peer, port) while the peer is known,
+	 * so their number is bounded: beyond, the VQ does not connect.
+	 */
+	if (!ret && vq->port) {
+		ret = krc_flow_prefetch(vq);
+		if (ret) {
+			krc_vq_unbind(vq);
+			vq->port = 0;
+			vq->check.has_port = false;
+		}
+	}
 	mutex_unlock(&vq->lock);
 	ret = krc_qconnect_errno(ret);
 	if (ret)

@@ -139,7 +139,7 @@ struct krc_vqueue *krc_conn_first_vq(struct krc_conn *conn)
 }
 
 /* Caller holds vq->lock (recovery moves VQs under it too). */
-static void krc_vq_unbind(struct krc_vqueue *vq)
+void krc_vq_unbind(struct krc_vqueue *vq)
 {
 	struct krc_conn *conn = vq->conn;
 	unsigned long flags;
