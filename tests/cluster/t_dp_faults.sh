@@ -39,8 +39,14 @@ if [ "$KRC_NODE" = 0 ]; then
 		'krc_load meta_host=1 dg_policy=0 pool_size=1 srq_depth=1 fault_goodbye_off=1'
 	"$KRC_TBIN/dp_serve" "$INFO" &
 	srv=$!
+	# The mixed traffic's SENDs and WRITE_IMMs go to port 7002: bound
+	# and read (a message goes only to a port that lends it a slot).
+	"$KRC_TBIN/dp_msg" drain 7002 &
+	drain=$!
 	barrier up
 	barrier messages 600
+	kill $drain 2>/dev/null
+	wait $drain 2>/dev/null
 	md0=$(counter msg_dropped)
 	mr0=$(counter msg_received)
 	rs0=$(rnr_naks send_rnr_err)

@@ -10,13 +10,14 @@
  *
  *   dp_msg echo PORT N INFO
  *   dp_msg ping ADDR PORT N INFO
+ *   dp_msg drain PORT        (binds PORT, consumes everything until killed)
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "dp/helpers.h"
 
-#define USAGE	"dp_msg echo PORT N INFO | ping ADDR PORT N INFO"
+#define USAGE	"dp_msg echo PORT N INFO | ping ADDR PORT N INFO | drain PORT"
 
 static int send_one(struct krc_vq *vq, const struct krc_mr *mr, uint32_t len,
 		    uint8_t op, uint32_t imm, uint64_t id)
@@ -153,8 +154,34 @@ static int do_ping(const char *addr, int port, int n, const char *info)
 	return dp_status();
 }
 
+/* Bind PORT and consume whatever comes, until killed. */
+static int do_drain(int port)
+{
+	struct krc_msg m;
+	struct krc_vq *rx;
+	int k;
+
+	if (krc_vq_open(&rx) < 0 || krc_qbind(rx, (uint16_t)port) < 0) {
+		FAIL("drain: %s", krc_errmsg());
+		return 1;
+	}
+	printf(DP_TAG ": drain on port %d\n", port);
+	fflush(stdout);
+	for (;;) {
+		k = krc_qpop_msg_wait(rx, &m, 1000);
+		if (k < 0) {
+			FAIL("drain: %s", krc_errmsg());
+			return 1;
+		}
+		if (k)
+			krc_qmsg_done(rx);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "drain"))
+		return do_drain(atoi(argv[2]));
 	if (argc == 5 && !strcmp(argv[1], "echo"))
 		return do_echo(atoi(argv[2]), atoi(argv[3]), argv[4]);
 	if (argc == 6 && !strcmp(argv[1], "ping"))
