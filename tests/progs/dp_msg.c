@@ -11,13 +11,16 @@
  *   dp_msg echo PORT N INFO
  *   dp_msg ping ADDR PORT N INFO
  *   dp_msg drain PORT        (binds PORT, consumes everything until killed)
+ *   dp_msg hold PORT SECS DIR  (binds PORT, reads nothing, exits after SECS)
+ *   dp_msg flood ADDR PORT N (sends, waiting for slots, until one fails)
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dp/helpers.h"
 
-#define USAGE	"dp_msg echo PORT N INFO | ping ADDR PORT N INFO | drain PORT"
+#define USAGE	"dp_msg echo PORT N INFO | ping ADDR PORT N INFO | drain PORT | hold PORT SECS DIR | flood ADDR PORT N"
 
 static int send_one(struct krc_vq *vq, const struct krc_mr *mr, uint32_t len,
 		    uint8_t op, uint32_t imm, uint64_t id)
@@ -178,8 +181,82 @@ static int do_drain(int port)
 	}
 }
 
+/* Bind PORT, read nothing, say so in DIR/hold.ready, exit after SECS. */
+static int do_hold(int port, int secs, const char *dir)
+{
+	struct krc_vq *rx;
+
+	if (krc_vq_open(&rx) < 0 || krc_qbind(rx, (uint16_t)port) < 0) {
+		FAIL("hold: %s", krc_errmsg());
+		return 1;
+	}
+	dp_touch(dir, "hold.ready");
+	sleep((unsigned int)secs);
+	printf(DP_TAG ": hold: port %d closes after %d s\n", port, secs);
+	fflush(stdout);
+	return 0;	/* its VQ closes with the process */
+}
+
+/*
+ * Send up to N messages to ADDR:PORT one by one, waiting for a slot
+ * (krc_qflow_wait) whenever there is none, until one fails: prints
+ * "flood: sent=K waits=W error=E wait_ms=T" (E: errno of the failure,
+ * 0 if all N went; T: how long the last wait took).
+ */
+static int do_flood(const char *addr, int port, int n)
+{
+	struct krcore_qconnect qc;
+	struct krcore_cqe cqe;
+	struct krcore_wr wr;
+	struct krc_vq *vq;
+	struct krc_mr mr;
+	uint8_t *buf;
+	int sent = 0, waits = 0, err = 0, k;
+	double t = 0, wait_ms = 0;
+
+	if (krc_vq_open(&vq) < 0 || krc_qconnect(vq, addr, (uint32_t)port, &qc) < 0) {
+		FAIL("flood: %s", krc_errmsg());
+		return 1;
+	}
+	buf = dp_reg(vq, 4096, &mr);
+	if (!buf)
+		return 1;
+	while (sent < n) {
+		fill(&wr, KRCORE_WR_SEND, buf, mr.lkey, 64, 0, 0, (uint64_t)sent);
+		k = krc_qpush(vq, &wr, 1);
+		if (k == 1) {
+			if (krc_qpop_wait(vq, &cqe, 1, 20000) != 1 || cqe.status) {
+				FAIL("flood: SEND %d did not complete", sent);
+				return 1;
+			}
+			sent++;
+			continue;
+		}
+		if (k != -EAGAIN) {
+			err = -k;
+			break;
+		}
+		waits++;
+		t = dp_now();
+		k = krc_qflow_wait(vq, 120000);
+		wait_ms = (dp_now() - t) * 1000;
+		if (k < 0) {
+			err = -k;
+			break;
+		}
+	}
+	printf("flood: sent=%d waits=%d error=%d wait_ms=%.0f\n", sent, waits,
+	       err, wait_ms);
+	krc_vq_close(vq);
+	return dp_status();
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && !strcmp(argv[1], "hold"))
+		return do_hold(atoi(argv[2]), atoi(argv[3]), argv[4]);
+	if (argc == 5 && !strcmp(argv[1], "flood"))
+		return do_flood(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (argc == 3 && !strcmp(argv[1], "drain"))
 		return do_drain(atoi(argv[2]));
 	if (argc == 5 && !strcmp(argv[1], "echo"))
