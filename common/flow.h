@@ -95,9 +95,11 @@ struct krc_flow_tx {
 	bool asking;			/* an ASK is outstanding, since ask_at */
 	u64 ask_at;
 	u32 ask_rto;			/* its backoff */
-	int error;			/* 0, or -ECONNREFUSED: port not bound
-					 * (the kernel clears it when a VQ
-					 * connects to the port again) */
+	/*
+	 * 0, or -ECONNREFUSED: the port is not bound (the kernel clears it
+	 * when a VQ connects to the port again).
+	 */
+	int error;
 };
 
 void krc_flow_tx_init(struct krc_flow_tx *f);
@@ -144,8 +146,7 @@ struct krc_flow_rx_ch {
 	u32 epoch;
 	u64 granted;			/* G */
 	u64 arrived;			/* A, with lost messages forgotten */
-	u64 gap_since;			/* S > A seen since gap_since - 1
-					 * (0: no gap) */
+	u64 gap_since;			/* S > A seen since this - 1; 0: none */
 	u64 gap_sent;			/* S when that gap was seen */
 };
 

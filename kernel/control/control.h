@@ -106,7 +106,7 @@ int krc_key_load(void);
 void krc_key_forget(void);
 const u8 *krc_key(void);	/* NULL: none loaded */
 
-/* meta_host.c: hosting the MetaServer table */
+/* meta_host.c: hosting the MetaServer table (its members: meta_member.c) */
 int krc_meta_host_start(struct krc_node *node);
 void krc_meta_host_stop(struct krc_node *node);
 int krc_meta_host_register(const struct krcore_card *card, u32 *slot);
@@ -114,7 +114,7 @@ int krc_meta_host_deregister(const struct krcore_card *card);
 int krc_meta_host_where(struct krc_mt_geom *geom, u64 *addr, u32 *rkey);
 void krc_meta_host_info(struct krcore_node_info *info);
 
-/* meta_client.c: a member's view of its MetaServer */
+/* meta_client.c and meta_lookup.c: a member's view of its MetaServer */
 void krc_meta_on_card(void (*fn)(const struct krcore_card *card));
 int krc_meta_start(struct krc_node *node);
 void krc_meta_stop(struct krc_node *node);

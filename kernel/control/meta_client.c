@@ -1,20 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * meta_client.c - a member's side of the MetaServer.
+ * meta_client.c - a member's side of the MetaServer: its connection.
  *
  * At load the member connects to meta_server:meta_port with kernel
  * rdma_cm (a one-time bootstrap, not the hot path), learns where the table
  * is from the accept's private data and registers its card with one RPC.
- * Lookups are one-sided RDMA READs of the table window where the card
- * must be (common/meta_table.h): one READ in the common case, never an
- * RPC to the MetaServer's CPU. A torn slot is read again.
+ * Lookups READ the table over that connection (meta_lookup.c).
  *
  * When the MetaServer goes away the member keeps its cached cards and
  * pooled connections, answers lookups of unknown nodes with EHOSTUNREACH
  * and reconnects in the background (and registers again: the MetaServer
  * may have restarted with an empty table). At unload it deregisters.
- * A node that hosts the table itself registers and reads it locally,
- * over the kernel's own QP (core/kqp.c), with the same lookup code.
+ * A node that hosts the table itself registers directly, with no
+ * connection, and reads it locally.
  *
  * The cluster key (key.c, common/auth.h) authenticates both ends: our
  * hello carries a fresh nonce, the table descriptor of the accept must
@@ -27,110 +25,18 @@
 #include <linux/slab.h>
 #include <rdma/rdma_cm.h>
 
-#include "control/control.h"
+#include "control/meta_client.h"
 #include "meta_table.h"
 
-#define KRC_MC_RX		4
 #define KRC_MC_CONNECT_MS	5000
 #define KRC_MC_RPC_MS		2000
-#define KRC_MC_READ_MS		1000
-#define KRC_MC_TORN_RETRIES	16
 #define KRC_MC_BACKOFF_MAX_MS	4000
-#define KRC_MC_SCAN_SLOTS	512	/* slots per READ of a table scan */
 
-/* One RC connection to the MetaServer (a new one after each reconnect). */
-struct krc_mc_conn {
-	struct kref ref;
-	struct rdma_cm_id *id;
-	struct ib_cq *cq;
-	spinlock_t lock;		/* posting against dead; _bh: completions */
-	bool dead;
-	atomic_t outstanding;		/* READs and SENDs posted */
-	struct completion cm_done;	/* established or failed */
-	int cm_status;
-	struct krc_nonces nonces;	/* ours in the hello, the host's */
-	struct krc_mt_desc desc;
-	struct krc_mt_geom geom;
-	struct krc_msgbuf rx[KRC_MC_RX];
-	struct krc_msgbuf tx;
-	struct completion rpc_done;
-	u64 rpc_id;
-	struct krc_ctrl_msg rpc_reply;
-};
-
-struct krc_meta_client {
-	struct mutex lock;		/* connect, RPCs, teardown */
-	int state;			/* enum krcore_meta_state */
-	bool local;			/* the table is on this node */
-	bool stopping;
-	struct sockaddr_in dst;
-	struct sockaddr_in src;
-	u8 gid[16];
-	spinlock_t cur_lock;		/* cur and geom; _bh */
-	struct krc_mc_conn *cur;	/* registered connection */
-	struct delayed_work reconnect;
-	struct work_struct prewarm;
-	unsigned int backoff_ms;
-	u64 rpc_seq;
-	struct krc_mt_geom geom;	/* of the table, once known */
-	/*
-	 * The buffer of the last lookup READ, kept for the next one (kop,
-	 * under kop_lock); kop_gen: the start that made it.
-	 */
-	spinlock_t kop_lock;
-	struct krc_kop *kop;
-	u32 kop_gen;
-};
-
-static struct krc_meta_client krc_mc = {
+struct krc_meta_client krc_mc = {
 	.lock = __MUTEX_INITIALIZER(krc_mc.lock),
 	.cur_lock = __SPIN_LOCK_UNLOCKED(krc_mc.cur_lock),
 	.kop_lock = __SPIN_LOCK_UNLOCKED(krc_mc.kop_lock),
 };
-
-#define KRC_MC_LOOKUP_LEN	(KRC_MT_WINDOW * KRC_MT_SLOT_SIZE)
-
-/* A buffer for a lookup READ: the kept one, else a new one. */
-static struct krc_kop *krc_mc_kop_get(void)
-{
-	struct krc_kop *kop;
-
-	spin_lock(&krc_mc.kop_lock);
-	kop = krc_mc.kop;
-	krc_mc.kop = NULL;
-	spin_unlock(&krc_mc.kop_lock);
-	if (!kop) {
-		kop = krc_kop_alloc(krc_node.dev->ibdev, KRC_MC_LOOKUP_LEN,
-				    DMA_FROM_DEVICE);
-		if (kop)
-			kop->seq = READ_ONCE(krc_mc.kop_gen);
-		return kop;
-	}
-	reinit_completion(&kop->done);
-	kop->status = -EINPROGRESS;
-	kop->byte_len = 0;
-	ib_dma_sync_single_for_device(kop->ibdev, kop->dma, kop->len, kop->dir);
-	return kop;
-}
-
-/*
- * Done with a lookup READ: keep its buffer if the READ completed (no one
- * else holds it) and it belongs to this start of the client.
- */
-static void krc_mc_kop_done(struct krc_kop *kop)
-{
-	if (refcount_read(&kop->ref) == 1 && kop->status != -EINPROGRESS) {
-		spin_lock(&krc_mc.kop_lock);
-		if (!krc_mc.kop && !krc_mc.stopping &&
-		    kop->seq == krc_mc.kop_gen) {
-			krc_mc.kop = kop;
-			kop = NULL;
-		}
-		spin_unlock(&krc_mc.kop_lock);
-	}
-	if (kop)
-		krc_kop_put(kop);
-}
 
 static void krc_mc_conn_release(struct kref *ref)
 {
@@ -138,13 +44,13 @@ static void krc_mc_conn_release(struct kref *ref)
 	krc_obj_destroyed(KRC_OBJ_META_CONN);
 }
 
-static void krc_mc_conn_put(struct krc_mc_conn *mc)
+void krc_mc_conn_put(struct krc_mc_conn *mc)
 {
 	if (mc)
 		kref_put(&mc->ref, krc_mc_conn_release);
 }
 
-static struct krc_mc_conn *krc_mc_get_cur(void)
+struct krc_mc_conn *krc_mc_get_cur(void)
 {
 	struct krc_mc_conn *mc;
 
@@ -156,7 +62,7 @@ static struct krc_mc_conn *krc_mc_get_cur(void)
 	return mc;
 }
 
-static void krc_mc_schedule_reconnect(void)
+void krc_mc_schedule_reconnect(void)
 {
 	if (!READ_ONCE(krc_mc.stopping) && !krc_mc.local)
 		queue_delayed_work(krc_wq, &krc_mc.reconnect,
@@ -200,14 +106,6 @@ static void krc_mc_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct krc_mc_conn *mc = b->ctx;
 
 	atomic_dec(&mc->outstanding);
-}
-
-static void krc_mc_read_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct krc_mc_conn *mc = cq->cq_context;
-
-	atomic_dec(&mc->outstanding);
-	krc_kop_cqe_done(cq, wc);
 }
 
 /* rdma_cm events of a connection to the MetaServer. */
@@ -517,193 +415,6 @@ static void krc_mc_reconnect_work(struct work_struct *work)
 		krc_mc_schedule_reconnect();
 	}
 	mutex_unlock(&krc_mc.lock);
-}
-
-/* Post one READ of slots [first, first + count) of the table. */
-static int krc_mc_read(struct krc_mc_conn *mc, struct krc_kop *kop, u32 first,
-		       u32 count)
-{
-	u32 len = count * KRC_MT_SLOT_SIZE;
-	u64 off = krc_mt_slot_offset(first);
-	struct ib_sge sge = {
-		.addr = kop->dma,
-		.length = len,
-		.lkey = krc_node.dev->pd->local_dma_lkey,
-	};
-	struct ib_rdma_wr wr = {
-		.wr.wr_cqe = &kop->cqe,
-		.wr.opcode = IB_WR_RDMA_READ,
-		.wr.send_flags = IB_SEND_SIGNALED,
-		.wr.sg_list = &sge,
-		.wr.num_sge = 1,
-	};
-	u64 addr;
-	u32 rkey;
-	int ret;
-
-	if (!mc) {
-		struct krc_mt_geom geom;
-
-		/* The table is here: READ it over the kernel's own QP. */
-		ret = krc_meta_host_where(&geom, &addr, &rkey);
-		if (ret)
-			return ret;
-		if (!krc_node.kqp)
-			return -ENODEV;
-		return krc_kqp_read(krc_node.kqp, kop, addr + off, rkey, len);
-	}
-	wr.remote_addr = mc->desc.addr + off;
-	wr.rkey = mc->desc.rkey;
-	kop->cqe.done = krc_mc_read_done;
-	refcount_inc(&kop->ref);
-	spin_lock_bh(&mc->lock);
-	if (mc->dead) {
-		ret = -EHOSTUNREACH;
-	} else {
-		atomic_inc(&mc->outstanding);
-		ret = ib_post_send(mc->id->qp, &wr.wr, NULL);
-		if (ret)
-			atomic_dec(&mc->outstanding);
-	}
-	spin_unlock_bh(&mc->lock);
-	if (ret)
-		krc_kop_put(kop);
-	return ret;
-}
-
-int krc_meta_lookup(const u8 gid[16], struct krcore_card *card, u32 *reads)
-{
-	struct krc_mc_conn *mc = NULL;
-	struct krc_mt_geom geom;
-	int torn = 0, ret, i;
-	u32 first, count;
-
-	if (krc_mc.local) {
-		u64 addr;
-		u32 rkey;
-
-		ret = krc_meta_host_where(&geom, &addr, &rkey);
-		if (ret)
-			return -EHOSTUNREACH;
-	} else {
-		mc = krc_mc_get_cur();
-		if (!mc) {
-			krc_event(KRC_EV_META_UNREACHABLE);
-			return -EHOSTUNREACH;
-		}
-		geom = mc->geom;
-	}
-
-	krc_mt_window(&geom, gid, &first, &count);
-	for (i = 0; ; i++) {
-		struct krc_kop *kop;
-
-		kop = krc_mc_kop_get();
-		if (!kop) {
-			ret = -ENOMEM;
-			break;
-		}
-		ret = krc_mc_read(mc, kop, first, count);
-		if (!ret)
-			ret = krc_kop_wait(kop, KRC_MC_READ_MS);
-		if (!ret) {
-			(*reads)++;
-			krc_event(KRC_EV_META_READS);
-			ret = krc_mt_scan(kop->buf, first, count, &geom, gid,
-					  card, NULL);
-		} else if (mc) {
-			/* The MetaServer does not answer: reconnect. */
-			pr_warn_ratelimited("krcore: MetaServer READ failed: %d\n",
-					    ret);
-			spin_lock_bh(&mc->lock);
-			mc->dead = true;
-			spin_unlock_bh(&mc->lock);
-			krc_mc_schedule_reconnect();
-			ret = -EHOSTUNREACH;
-		}
-		krc_mc_kop_done(kop);
-		if (ret == -EAGAIN && ++torn <= KRC_MC_TORN_RETRIES) {
-			krc_event(KRC_EV_META_TORN);
-			continue;
-		}
-		if (ret != -EINPROGRESS)
-			break;
-		first += count;
-		count = min_t(u32, KRC_MT_WINDOW, geom.nphys - first);
-	}
-	krc_mc_conn_put(mc);
-	if (ret == -ENOENT) {
-		krc_event(KRC_EV_META_MISSES);
-		return -ENXIO;
-	}
-	if (ret == -EAGAIN)
-		return -EIO;
-	if (!ret)
-		krc_event(KRC_EV_META_HITS);
-	return ret;
-}
-
-/* Who hears of each card a table scan finds (conn/: pre-warming). */
-static void (*krc_mc_on_card)(const struct krcore_card *card);
-
-void krc_meta_on_card(void (*fn)(const struct krcore_card *card))
-{
-	krc_mc_on_card = fn;
-}
-
-/*
- * Pre-warming: READ the whole table and connect to every node in it, in
- * the background, so that even the first qconnect to a node is pooled.
- */
-static void krc_mc_prewarm_work(struct work_struct *work)
-{
-	u32 len = KRC_MC_SCAN_SLOTS * KRC_MT_SLOT_SIZE;
-	struct krc_mc_conn *mc = NULL;
-	struct krc_mt_geom geom;
-	struct krcore_card card;
-	u32 first, count, i, nodes = 0;
-	int ret = 0;
-
-	if (krc_mc.local) {
-		u64 addr;
-		u32 rkey;
-
-		if (krc_meta_host_where(&geom, &addr, &rkey))
-			return;
-	} else {
-		mc = krc_mc_get_cur();
-		if (!mc)
-			return;
-		geom = mc->geom;
-	}
-	for (first = 0; first < geom.nphys && !ret; first += count) {
-		struct krc_kop *kop;
-
-		if (READ_ONCE(krc_mc.stopping))
-			break;
-		count = min_t(u32, KRC_MC_SCAN_SLOTS, geom.nphys - first);
-		kop = krc_kop_alloc(krc_node.dev->ibdev, len, DMA_FROM_DEVICE);
-		if (!kop)
-			break;
-		ret = krc_mc_read(mc, kop, first, count);
-		if (!ret)
-			ret = krc_kop_wait(kop, KRC_MC_READ_MS);
-		krc_event(KRC_EV_META_READS);
-		for (i = 0; !ret && i < count; i++) {
-			/* A torn slot is skipped: qconnect finds it later. */
-			if (krc_mt_slot_card((u8 *)kop->buf + i * KRC_MT_SLOT_SIZE,
-					     &geom, &card))
-				continue;
-			if (!memcmp(card.gid, krc_node.card.gid, 16))
-				continue;
-			krc_mc_on_card(&card);
-			nodes++;
-		}
-		krc_kop_put(kop);
-	}
-	krc_mc_conn_put(mc);
-	pr_info("krcore: pre-warming connections to %u nodes%s\n", nodes,
-		ret ? " (table scan cut short)" : "");
 }
 
 int krc_meta_start(struct krc_node *node)

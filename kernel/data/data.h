@@ -16,10 +16,11 @@
  *                cap's while they move it; the last put frees it.
  *
  * A request goes: ioctl.c (QPUSH) -> send.c (checked against the kernel's
- * own copies, common/wr_check.h) -> a pooled RC QP (conn/) or dg_tx.c ->
- * complete.c (the VQ's completion ring). The data layer registers its
- * handlers with the layers below at load (krc_data_init()): struct
- * krc_conn_ops with conn/, the datagram handler with control/ctrl.c.
+ * own copies, common/wr_check.h) -> a pooled RC QP (conn/) or dg_tx.c
+ * (answered: dg_ack.c) -> complete.c (the VQ's completion ring). The data
+ * layer registers its handlers with the layers below at load
+ * (krc_data_init()): struct krc_conn_ops with conn/, the datagram handler
+ * with control/ctrl.c.
  *
  * Locks, outermost first: vq->lock (a VQ's calls; a mutex) > vq->map_lock
  * is never held with it; vq->lock > proc->lock (registrations) >
@@ -292,7 +293,7 @@ void krc_recover(struct krc_conn *conn);
 int krc_vqs_to_dgram(struct krc_conn *conn);
 void krc_conns_fail_using(const struct krc_mr_view *view);
 
-/* dgram.c, dg_tx.c, dg_rx.c, dg_exec.c: the datagram transport of VQs */
+/* dgram.c and dg_*.c: the datagram transport of VQs */
 int krc_dg_open(struct krc_peer *peer);
 void krc_dg_vq_join(struct krc_vqueue *vq);
 void krc_dg_vq_leave(struct krc_vqueue *vq);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * data/dg.h - what the files of the datagram transport share: the
- * requester's stream (struct krc_dg_tx, dg_tx.c), the responder's
- * (struct krc_dg_rx, dg_rx.c), the executor (dg_exec.c) and what ties
- * them to peers and the control QP (dgram.c). Private to data/dg*.c.
+ * requester's stream (struct krc_dg_tx, dg_tx.c sends, dg_ack.c takes
+ * the answers), the responder's (struct krc_dg_rx, dg_rx.c), the executor
+ * (dg_exec.c) and what ties them to peers and the control QP (dgram.c).
+ * Private to data/dg*.c.
  *
  * A peer's two streams are made on first use and freed with the peer
  * (krc_dg_peer_free(), its last reference, process context); a stream's
@@ -156,11 +157,20 @@ struct krc_ah *krc_dg_readdress(struct krc_peer *peer, spinlock_t *lock,
 				struct krc_ah **ahp, struct krc_ah **oldp,
 				u32 *qpnp, u32 *qkeyp);
 
-/* dg_tx.c: the requester */
+/* dg_tx.c: the requester, sending; each with tx->lock held */
+void krc_dg_xmit(struct krc_dg_tx *tx, u32 i);
+unsigned long krc_dg_rto(struct krc_dg_tx *tx);
+void krc_dg_rtt_sample(struct krc_dg_tx *tx, const struct krc_dg_ent *e);
+void krc_dg_arm(struct krc_dg_tx *tx);
+void krc_dg_pump(struct krc_dg_tx *tx);
+
+/* dg_ack.c: the requester's replies, repeats and completions */
 void krc_dg_on_rep(struct krc_peer *peer, const struct krc_dg_hdr *h,
 		   const u8 *payload);
 void krc_dg_fail_all(struct krc_dg_tx *tx, u32 status);
 void krc_dg_kick_done(struct krc_dg_tx *tx);
+void krc_dg_done_work(struct work_struct *work);
+void krc_dg_rto_work(struct work_struct *work);
 
 /* dg_rx.c: the responder */
 void krc_dg_on_req(struct krc_peer *peer, u32 src_qp,

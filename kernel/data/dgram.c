@@ -9,17 +9,17 @@
  * the peer's kernel executes them (struct krc_dg_rx) and answers.
  *
  * The requester (dg_tx.c) cuts a request into segments of one datagram
- * each, repeats unanswered ones (go-back-N) and completes the VQ's
- * request when every segment is answered. The responder (dg_rx.c) takes
- * a peer's datagrams in stream order only and replies in that order,
- * caching replies so that a repeat is answered without executing anything
- * twice; it has READs, WRITEs and atomics executed by the RNIC on a
- * kernel-owned QP (dg_exec.c), after checking them against the kernel's
- * own table of registrations.
+ * each; its other half (dg_ack.c) repeats unanswered ones (go-back-N) and
+ * completes the VQ's request when every segment is answered. The
+ * responder (dg_rx.c) takes a peer's datagrams in stream order only and
+ * replies in that order, caching replies so that a repeat is answered
+ * without executing anything twice; it has READs, WRITEs and atomics
+ * executed by the RNIC on a kernel-owned QP (dg_exec.c), after checking
+ * them against the kernel's own table of registrations.
  *
  * This file: where a datagram comes from (a node's control QP, or it is
  * dropped), handing it to the requester or the responder, and a peer's
- * streams at its end. dg.h has what the four files share.
+ * streams at its end. dg.h has what the five files share.
  */
 #include <linux/delay.h>
 #include <linux/random.h>

@@ -314,7 +314,7 @@ static void do_static(void)
 	IOC(KRCORE_IOC_QWAIT, 0x0b, krcore_qwait);
 	IOC(KRCORE_IOC_QBIND, 0x0c, krcore_qbind);
 	IOC(KRCORE_IOC_PEER_STATS, 0x0d, krcore_peer_stats);
-	check(KRCORE_IOC_QCONSUMED == _IO(0xC7, 0x0e),
+	check(_IO(0xC7, 0x0e) == KRCORE_IOC_QCONSUMED,
 	      "KRCORE_IOC_QCONSUMED: _IO(0xC7, 0x0e)", "%#lx",
 	      (unsigned long)KRCORE_IOC_QCONSUMED);
 	IOC(KRCORE_IOC_FLOW_WAIT, 0x0f, krcore_flow_wait);

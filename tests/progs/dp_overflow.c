@@ -134,7 +134,7 @@ static int do_sink(uint32_t port, uint32_t fport, int n, int m,
 	dropped = krc_msgs_dropped(full);
 	if (dropped)
 		FAIL("sink: %u of port %u's messages dropped", dropped, fport);
-	printf(DP_TAG ": sink: port %u: %d read in order; port %u: %d read in order after it was full\n",
+	printf(DP_TAG ": sink: port %u: %d read in order; port %u: %d, once full\n",
 	       port, m, fport, n);
 	printf("sink: full_at_block=%u kept=%d dropped=%u entries=%u\n",
 	       at_block, n, dropped, h->entries);

@@ -2,7 +2,7 @@
 /*
  * meta_forge - attack the MetaServer's rdma_cm listener as an unprivileged
  * process without the cluster key would: librdmacm and libibverbs only,
- * no /dev/krcore (common/auth.h, kernel/control/meta_host.c).
+ * no /dev/krcore (common/auth.h, kernel/control/meta_member.c).
  *
  *   meta_forge SERVER_IPV4 PORT MODE [SRC_PORT]
  *

@@ -343,6 +343,24 @@ static struct pkt *net_put(struct pkt *net, u64 now, u64 *seed)
 	return NULL;
 }
 
+/* A GRANT on its way to the node of @to. */
+static void grant_out(struct pkt *net, u64 now, u64 *seed,
+		      u8 gid[SIM_NODES][16], const u8 *to,
+		      const struct krc_flow_grant *g)
+{
+	struct pkt *q;
+	int n;
+
+	for (n = 0; n < SIM_NODES; n++)
+		if (!memcmp(gid[n], to, 16))
+			break;
+	assert_true(n < SIM_NODES);
+	q = net_put(net, now, seed);
+	q->kind = 2;
+	q->node = n;
+	q->g = *g;
+}
+
 static void test_simulation(void **state)
 {
 	struct krc_flow_tx tx[SIM_NODES];
@@ -435,20 +453,10 @@ static void test_simulation(void **state)
 				cons++;
 				total++;
 				assert_int_equal(krc_flow_rx_consumed(&r.rx, cons), 1);
-				while (krc_flow_rx_next_grant(&r.rx, &c, &g)) {
-					struct pkt *q;
-
-					if (!(rnd(&seed) % 4))
-						continue;	/* lost */
-					for (n = 0; n < SIM_NODES; n++)
-						if (!memcmp(gid[n], r.rx.ch[c].gid, 16))
-							break;
-					assert_true(n < SIM_NODES);
-					q = net_put(net, now, &seed);
-					q->kind = 2;
-					q->node = n;
-					q->g = g;
-				}
+				while (krc_flow_rx_next_grant(&r.rx, &c, &g))
+					if (rnd(&seed) % 4)	/* else lost */
+						grant_out(net, now, &seed, gid,
+							  r.rx.ch[c].gid, &g);
 			}
 		}
 		for (n = 0; n < SIM_NODES; n++) {

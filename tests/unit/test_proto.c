@@ -354,7 +354,6 @@ static void test_msg_type_name(void **state)
 	assert_string_equal(krc_msg_type_name(~0U), "?");
 }
 
-
 static void test_msg_rejects_header(void **state)
 {
 	struct krc_ctrl_msg m = sample_msg(KRC_MSG_CONNECT_REQ), d;

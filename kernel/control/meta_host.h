@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * control/meta_host.h - what the two files of the MetaServer host share:
+ * the table (struct krc_meta_host, meta_host.c) and the members'
+ * connections to it (struct krc_meta_member, meta_member.c). Private to
+ * those two files.
+ *
+ * Locks: krc_node.lock > h->lock (the table's writes and count; a
+ * member's request takes h->lock alone); h->members_lock (the lists) and
+ * each member's m->lock are leaves, never nested.
+ */
+#ifndef KRC_META_HOST_H
+#define KRC_META_HOST_H
+
+#include "control/control.h"
+
+#define KRC_META_RX	8
+#define KRC_META_TX	8
+
+struct rdma_cm_id;
+struct rdma_cm_event;
+
+struct krc_meta_member {
+	struct list_head node;		/* on host->pending or host->members */
+	struct krc_meta_host *host;
+	struct rdma_cm_id *id;
+	struct ib_cq *cq;
+	spinlock_t lock;		/* tx_free, dead, kick */
+	bool dead;
+	bool kick;			/* it lied: disconnect it */
+	bool authed;			/* signed a request (members_lock) */
+	struct delayed_work auth_work;	/* the deadline, or the kick */
+	struct krc_nonces nonces;	/* of this connection */
+	u32 node_id;
+	u8 gid[16];			/* where its connection comes from */
+	struct list_head tx_free;
+	struct krc_msgbuf rx[KRC_META_RX];
+	struct krc_msgbuf tx[KRC_META_TX];
+};
+
+struct krc_meta_host {
+	struct mutex lock;		/* table writes */
+	struct krc_mt_geom geom;
+	void *table;			/* vmap of the chunks */
+	struct page **chunks;
+	u32 nchunks;
+	unsigned int order;
+	struct sg_table sgt;
+	bool sg_mapped;
+	struct ib_mr *mr;
+	u32 used;			/* cards in the table */
+	struct rdma_cm_id *listen;
+	spinlock_t members_lock;	/* the lists and their counts, authed */
+	struct list_head members;	/* signed a request */
+	u32 nmembers;
+	struct list_head pending;	/* not yet */
+	u32 npending;
+	struct krc_mt_desc desc;
+};
+
+/*
+ * meta_member.c: the listener's rdma_cm handler (every member's cm_id
+ * reports to it too); a member krc_meta_host_stop() tears down in two
+ * steps: its QP, then, once its cm_id is destroyed, the rest.
+ */
+int krc_meta_host_cm(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+void krc_member_free_qp(struct krc_meta_member *m);
+void krc_member_free_rest(struct krc_meta_member *m);
+
+#endif /* KRC_META_HOST_H */
