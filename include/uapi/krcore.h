@@ -470,6 +470,8 @@ struct krcore_qpush {
  * sleeps until the ring is not empty. The VQ's file descriptor supports
  * poll(2)/epoll (level and edge triggered): POLLIN when the completion or
  * the receive ring has entries, POLLOUT when the VQ can take a request,
+ * POLLWRBAND (ABI 8) when it can send a message to its port (a slot is
+ * lent, or the port refused and the next qpush says so),
  * POLLHUP when it lost its connection for good (nothing left to read),
  * POLLERR|POLLHUP when its RDMA device went away (calls fail with ENODEV).
  * The mapping must be MAP_SHARED (EINVAL otherwise), exactly @ring_size

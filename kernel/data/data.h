@@ -208,6 +208,8 @@ void krc_flow_untake(struct krc_vqueue *vq, const struct krcore_wr *wrs,
 		     int n);
 long krc_flow_wait(struct krc_vqueue *vq, struct krcore_flow_wait *w);
 int krc_flow_prefetch(struct krc_vqueue *vq);
+__poll_t krc_flow_poll(struct krc_vqueue *vq, struct file *file,
+		       poll_table *wait);
 int krc_flow_in_create(struct krc_vqueue *vq, u16 port, u32 slots);
 void krc_flow_in_destroy(struct krc_vqueue *vq);
 int krc_flow_arrive(struct krc_vqueue *vq, const u8 src_gid[16], u32 *slot);

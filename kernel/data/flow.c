@@ -27,6 +27,7 @@
  * in the completion path). No message is sent under any of them.
  */
 #include <linux/hashtable.h>
+#include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/xarray.h>
@@ -372,6 +373,26 @@ long krc_flow_wait(struct krc_vqueue *vq, struct krcore_flow_wait *w)
 	if (ret)
 		return ret;
 	return credit ? 0 : -ETIMEDOUT;
+}
+
+/*
+ * poll(2) of a VQ that sends to a port: EPOLLWRBAND when a message can go
+ * (a slot is lent, or the port refused and qpush will say so).
+ */
+__poll_t krc_flow_poll(struct krc_vqueue *vq, struct file *file,
+		       poll_table *wait)
+{
+	struct krc_flow_out *f = READ_ONCE(vq->flow);
+	__poll_t mask = 0;
+
+	if (!f)
+		return 0;
+	poll_wait(file, &f->wq, wait);
+	spin_lock_bh(&f->lock);
+	if (krc_flow_tx_credit(&f->tx) || f->tx.error || f->dead)
+		mask = EPOLLWRBAND;
+	spin_unlock_bh(&f->lock);
+	return mask;
 }
 
 static void krc_flow_on_grant(struct krc_peer *peer,

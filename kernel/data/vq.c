@@ -344,7 +344,9 @@ bool krc_vq_ready(struct krc_vqueue *vq, struct krcore_qwait *w)
 
 /*
  * poll(2)/epoll: EPOLLIN when the completion ring or the receive ring has
- * entries, EPOLLOUT when the VQ can take a request, EPOLLHUP when it has
+ * entries, EPOLLOUT when the VQ can take a request, EPOLLWRBAND when it
+ * can send a message to its port (flow.c, whose wait queue it also
+ * waits on), EPOLLHUP when it has
  * no connection any more (recovery found no way to the peer) and nothing
  * to read, EPOLLERR|EPOLLHUP when its device went away. Every change that
  * can set a bit wakes vq->wq (completions, messages, recovery, device
@@ -365,6 +367,7 @@ static __poll_t krc_vq_poll(struct file *file, poll_table *wait)
 	if (krc_vq_connected(vq)) {
 		if (READ_ONCE(vq->inflight) < vq->depth)
 			mask |= EPOLLOUT | EPOLLWRNORM;
+		mask |= krc_flow_poll(vq, file, wait);
 	} else if (READ_ONCE(vq->slots) && !vq->rring && !w.available) {
 		mask |= EPOLLHUP;
 	}
