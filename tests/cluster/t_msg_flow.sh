@@ -8,7 +8,8 @@
 #      its messages; once read, all arrive in order, none dropped;
 #   B: a sender waiting for slots of a port whose process then exits gets
 #      ECONNREFUSED at once (not at its wait's timeout), having sent
-#      exactly the ring's entries.
+#      exactly the ring's entries; poll's POLLWRBAND off while it has no
+#      slot, on once refused.
 . "$KRC_REPO/tests/cluster/lib.sh"
 META=$(node_ip 0)
 D=$KRC_RUN/flow
@@ -56,8 +57,11 @@ else
 	t1=$(now_ms)
 	echo "$out"
 	fl=$(echo "$out" | sed -n 's/^flood: //p')
-	check "B: the sender filled the ring (64 sent) and waited" \
-		'eq "$(kv sent "$fl")" 64 && ge "$(kv waits "$fl")" 1'
+	check "B: the sender filled the ring (64 sent) and waited; poll said no POLLWRBAND then" \
+		'eq "$(kv sent "$fl")" 64 && ge "$(kv waits "$fl")" 1 &&
+		 eq "$(kv wrband_blocked "$fl")" 0'
+	check "B: once refused, POLLWRBAND (the next qpush fails at once)" \
+		'eq "$(kv wrband_after "$fl")" 1'
 	check "B: when the receiving process exited, the waiting sender got ECONNREFUSED within 10 s (not its 120 s wait)" \
 		'eq "$(kv error "$fl")" 111 && [ $((t1 - t0)) -lt $(((HOLD + 10) * 1000)) ]'
 	check "B: refusals counted" 'ge "$(counter flow_refused)" 1'

@@ -14,6 +14,7 @@
  *   dp_msg hold PORT SECS DIR  (binds PORT, reads nothing, exits after SECS)
  *   dp_msg flood ADDR PORT N (sends, waiting for slots, until one fails)
  */
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -197,11 +198,20 @@ static int do_hold(int port, int secs, const char *dir)
 	return 0;	/* its VQ closes with the process */
 }
 
+/* Does poll(2) say the VQ can send a message to its port (POLLWRBAND)? */
+static int wrband(struct krc_vq *vq)
+{
+	struct pollfd p = { .fd = krc_vq_fd(vq), .events = POLLWRBAND };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLWRBAND);
+}
+
 /*
  * Send up to N messages to ADDR:PORT one by one, waiting for a slot
  * (krc_qflow_wait) whenever there is none, until one fails: prints
- * "flood: sent=K waits=W error=E wait_ms=T" (E: errno of the failure,
- * 0 if all N went; T: how long the last wait took).
+ * "flood: sent=K waits=W error=E wait_ms=T wrband_blocked=B wrband_after=A"
+ * (E: errno of the failure, 0 if all N went; T: how long the last wait
+ * took; B: POLLWRBAND when first held back, A: after the failure).
  */
 static int do_flood(const char *addr, int port, int n)
 {
@@ -211,7 +221,7 @@ static int do_flood(const char *addr, int port, int n)
 	struct krc_vq *vq;
 	struct krc_mr mr;
 	uint8_t *buf;
-	int sent = 0, waits = 0, err = 0, k;
+	int sent = 0, waits = 0, err = 0, k, band_blocked = -1, band_after = -1;
 	double t = 0, wait_ms = 0;
 
 	if (krc_vq_open(&vq) < 0 || krc_qconnect(vq, addr, (uint32_t)port, &qc) < 0) {
@@ -236,6 +246,9 @@ static int do_flood(const char *addr, int port, int n)
 			err = -k;
 			break;
 		}
+		/* No slot: poll must not say a message can go. */
+		if (!waits)
+			band_blocked = wrband(vq);
 		waits++;
 		t = dp_now();
 		k = krc_qflow_wait(vq, 120000);
@@ -245,8 +258,11 @@ static int do_flood(const char *addr, int port, int n)
 			break;
 		}
 	}
-	printf("flood: sent=%d waits=%d error=%d wait_ms=%.0f\n", sent, waits,
-	       err, wait_ms);
+	/* Refused: poll says so (the next qpush fails at once). */
+	if (err)
+		band_after = wrband(vq);
+	printf("flood: sent=%d waits=%d error=%d wait_ms=%.0f wrband_blocked=%d wrband_after=%d\n",
+	       sent, waits, err, wait_ms, band_blocked, band_after);
 	krc_vq_close(vq);
 	return dp_status();
 }
