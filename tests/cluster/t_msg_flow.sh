@@ -41,6 +41,7 @@ if [ "$KRC_NODE" = 0 ]; then
 	barrier b_done
 else
 	barrier up
+	check "member loads (datagrams only)" "krc_load meta_server=$META dg_policy=3"
 	out=$("$KRC_TBIN/dp_overflow" spray "$META" 7000 7001 $N_FULL $N_LIVE "$D")
 	rc=$?
 	echo "$out"
