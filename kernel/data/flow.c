@@ -609,6 +609,10 @@ void krc_flow_in_destroy(struct krc_vqueue *vq)
 
 	if (!in)
 		return;
+	/* Unpublished first: nothing queues its work after the cancel. */
+	spin_lock_irq(&vq->rlock);
+	vq->flow_in = NULL;	/* an ASK under way now answers NOPORT */
+	spin_unlock_irq(&vq->rlock);
 	cancel_work_sync(&in->grant_work);
 	notes = kcalloc(in->rx.ledger.nch, sizeof(*notes), GFP_KERNEL);
 	for (i = 0; notes && i < in->rx.ledger.nch; i++) {
@@ -621,9 +625,6 @@ void krc_flow_in_destroy(struct krc_vqueue *vq)
 		notes[n].g.status = KRC_FLOW_NOPORT;
 		n++;
 	}
-	spin_lock_irq(&vq->rlock);
-	vq->flow_in = NULL;	/* an ASK under way now answers NOPORT */
-	spin_unlock_irq(&vq->rlock);
 	if (notes)
 		krc_flow_send_grants(notes, n, in->port);
 	kfree(notes);
@@ -655,22 +656,21 @@ int krc_flow_arrive(struct krc_vqueue *vq, const u8 src_gid[16], u32 *slot)
 	return 0;
 }
 
+/*
+ * KRCORE_IOC_QCONSUMED. Only vq->rlock: a thread of the process may be
+ * sending on the same VQ (vq->lock) while another consumes.
+ */
 void krc_flow_consumed(struct krc_vqueue *vq)
 {
 	struct krc_flow_in *in;
 	unsigned long flags;
-	bool more;
 
-	mutex_lock(&vq->lock);
+	spin_lock_irqsave(&vq->rlock, flags);
 	in = vq->flow_in;
-	if (in) {
-		spin_lock_irqsave(&vq->rlock, flags);
-		more = krc_flow_in_absorb(in) > 0;
-		spin_unlock_irqrestore(&vq->rlock, flags);
-		if (more)
-			queue_work(krc_wq, &in->grant_work);
-	}
-	mutex_unlock(&vq->lock);
+	/* Queued while published: the unbind's cancel waits for it. */
+	if (in && krc_flow_in_absorb(in))
+		queue_work(krc_wq, &in->grant_work);
+	spin_unlock_irqrestore(&vq->rlock, flags);
 }
 
 static void krc_flow_on_ask(struct krc_peer *peer,
