@@ -65,7 +65,8 @@ else
 		'eq "$(kv wrband_after "$fl")" 1'
 	check "B: when the receiving process exited, the waiting sender got ECONNREFUSED within 10 s (not its 120 s wait)" \
 		'eq "$(kv error "$fl")" 111 && [ $((t1 - t0)) -lt $(((HOLD + 10) * 1000)) ]'
-	check "B: refusals counted" 'ge "$(counter flow_refused)" 1'
+	check "B: the next send fails at once with ECONNREFUSED, counted" \
+		'eq "$(kv push_after "$fl")" 111 && ge "$(counter flow_refused)" 1'
 	barrier b_done
 fi
 barrier end

@@ -209,9 +209,10 @@ static int wrband(struct krc_vq *vq)
 /*
  * Send up to N messages to ADDR:PORT one by one, waiting for a slot
  * (krc_qflow_wait) whenever there is none, until one fails: prints
- * "flood: sent=K waits=W error=E wait_ms=T wrband_blocked=B wrband_after=A"
+ * "flood: sent=K waits=W error=E wait_ms=T wrband_blocked=B wrband_after=A ..."
  * (E: errno of the failure, 0 if all N went; T: how long the last wait
- * took; B: POLLWRBAND when first held back, A: after the failure).
+ * took; B: POLLWRBAND when last held back, A: after the failure;
+ * push_after=P: the errno of one more qpush after it).
  */
 static int do_flood(const char *addr, int port, int n)
 {
@@ -222,6 +223,7 @@ static int do_flood(const char *addr, int port, int n)
 	struct krc_mr mr;
 	uint8_t *buf;
 	int sent = 0, waits = 0, err = 0, k, band_blocked = -1, band_after = -1;
+	int push_after = -1;
 	double t = 0, wait_ms = 0;
 
 	if (krc_vq_open(&vq) < 0 || krc_qconnect(vq, addr, (uint32_t)port, &qc) < 0) {
@@ -246,9 +248,12 @@ static int do_flood(const char *addr, int port, int n)
 			err = -k;
 			break;
 		}
-		/* No slot: poll must not say a message can go. */
-		if (!waits)
-			band_blocked = wrband(vq);
+		/*
+		 * No slot: poll must not say a message can go. (At an early
+		 * EAGAIN a grant may come before the poll: the last one,
+		 * with the ring full, is the one that counts.)
+		 */
+		band_blocked = wrband(vq);
 		waits++;
 		t = dp_now();
 		k = krc_qflow_wait(vq, 120000);
@@ -258,11 +263,15 @@ static int do_flood(const char *addr, int port, int n)
 			break;
 		}
 	}
-	/* Refused: poll says so (the next qpush fails at once). */
-	if (err)
+	/* Refused: poll says so, and the next qpush fails at once. */
+	if (err) {
 		band_after = wrband(vq);
-	printf("flood: sent=%d waits=%d error=%d wait_ms=%.0f wrband_blocked=%d wrband_after=%d\n",
-	       sent, waits, err, wait_ms, band_blocked, band_after);
+		fill(&wr, KRCORE_WR_SEND, buf, mr.lkey, 64, 0, 0, (uint64_t)sent);
+		k = krc_qpush(vq, &wr, 1);
+		push_after = k < 0 ? -k : 0;
+	}
+	printf("flood: sent=%d waits=%d error=%d wait_ms=%.0f wrband_blocked=%d wrband_after=%d push_after=%d\n",
+	       sent, waits, err, wait_ms, band_blocked, band_after, push_after);
 	krc_vq_close(vq);
 	return dp_status();
 }
