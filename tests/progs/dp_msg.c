@@ -270,8 +270,10 @@ static int do_flood(const char *addr, int port, int n)
 		k = krc_qpush(vq, &wr, 1);
 		push_after = k < 0 ? -k : 0;
 	}
-	printf("flood: sent=%d waits=%d error=%d wait_ms=%.0f wrband_blocked=%d wrband_after=%d push_after=%d\n",
-	       sent, waits, err, wait_ms, band_blocked, band_after, push_after);
+	printf("flood: sent=%d waits=%d error=%d wait_ms=%.0f", sent, waits, err,
+	       wait_ms);
+	printf(" wrband_blocked=%d wrband_after=%d push_after=%d\n",
+	       band_blocked, band_after, push_after);
 	krc_vq_close(vq);
 	return dp_status();
 }
