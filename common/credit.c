@@ -171,6 +171,19 @@ int krc_credit_forget(struct krc_credit *l, u32 ch, u32 n)
 	return 0;
 }
 
+int krc_credit_want(struct krc_credit *l, u32 ch, u32 n)
+{
+	struct krc_credit_ch *c = krc_credit_ch(l, ch, false);
+	bool was;
+
+	if (!c)
+		return -EINVAL;
+	was = krc_credit_active(c);
+	c->want = n > l->slots - c->want ? l->slots : c->want + n;
+	krc_credit_account(l, c, was);
+	return 0;
+}
+
 int krc_credit_consumed(struct krc_credit *l, u32 ch)
 {
 	struct krc_credit_ch *c = krc_credit_ch(l, ch, true);

@@ -90,6 +90,13 @@ int krc_credit_ask(struct krc_credit *l, u32 ch, u32 n);
  */
 int krc_credit_forget(struct krc_credit *l, u32 ch, u32 n);
 
+/*
+ * @ch wants @n more slots (up to the ring's size in all): what a sender
+ * whose window is open wants back once its messages are consumed. 0, or
+ * -EINVAL for a bad, free or closing @ch.
+ */
+int krc_credit_want(struct krc_credit *l, u32 ch, u32 n);
+
 /* One message of @ch was consumed. 0, or -EINVAL (none held). */
 int krc_credit_consumed(struct krc_credit *l, u32 ch);
 

@@ -140,8 +140,9 @@ void krc_flow_rx_close(struct krc_flow_rx *rx, u32 chan)
 }
 
 /*
- * A channel that can go without anyone noticing: nothing lent, held or
- * wanted, hence nothing of its sender's in flight (G == A and S <= G).
+ * A channel that can go without anyone noticing: nothing lent or held,
+ * hence nothing of its sender's in flight (G == A and S <= G). What it
+ * wants it asks again for, and gets in a new channel (a new epoch).
  */
 static int krc_flow_rx_reclaim(struct krc_flow_rx *rx)
 {
@@ -151,7 +152,7 @@ static int krc_flow_rx_reclaim(struct krc_flow_rx *rx)
 		const struct krc_credit_ch *c = &rx->ledger.ch[i];
 
 		if (c->state == KRC_CREDIT_CH_OPEN && !c->credit &&
-		    !c->held && !c->want) {
+		    !c->held) {
 			krc_flow_rx_close(rx, i);
 			return 0;
 		}
@@ -282,6 +283,11 @@ u32 krc_flow_rx_consumed(struct krc_flow_rx *rx, u32 consumer)
 		u32 slot = rx->cons & (rx->ledger.slots - 1);
 
 		krc_credit_consumed(&rx->ledger, rx->owner[slot]);
+		/*
+		 * Its sender's window stays open: the slot is wanted back
+		 * (and goes to it, or in turn to another that waits).
+		 */
+		krc_credit_want(&rx->ledger, rx->owner[slot], 1);
 		rx->cons++;
 	}
 	return n;

@@ -34,6 +34,11 @@
  * this never takes a message in flight for lost. One that arrives later
  * than the grace still takes a slot if its channel is within its share.
  *
+ * A channel's window stays open: each consumed message makes its slot
+ * wanted back by its channel, so a sender whose receiver keeps up is
+ * granted again before it runs out (no round trip per window), within
+ * its share of the ring.
+ *
  * The receiver keeps, for each ring slot, the channel whose message is
  * in it (its own copy), and learns that messages were consumed from the
  * ring's consumer index, which the process writes: it is clamped to what

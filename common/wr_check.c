@@ -114,6 +114,8 @@ int krc_reason_errno(u32 reason)
 		[KRCORE_R_FAULT] = EFAULT,
 		[KRCORE_R_THROTTLED] = EBUSY,
 		[KRCORE_R_RKEY] = EACCES,
+		[KRCORE_R_NO_CREDIT] = EAGAIN,
+		[KRCORE_R_REFUSED] = ECONNREFUSED,
 	};
 
 	return reason < KRCORE_R_MAX ? errnos[reason] : EINVAL;
@@ -144,6 +146,8 @@ const char *krc_reason_str(u32 reason)
 		[KRCORE_R_FAULT] = "the request array could not be read",
 		[KRCORE_R_THROTTLED] = "throttled: this process broke shared connections too often",
 		[KRCORE_R_RKEY] = "loopback rkey not registered by this process",
+		[KRCORE_R_NO_CREDIT] = "the receiving port has no slot for it yet",
+		[KRCORE_R_REFUSED] = "no process has the receiving port bound",
 	};
 
 	return reason < KRCORE_R_MAX && str[reason] ? str[reason] : "?";

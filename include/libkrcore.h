@@ -138,7 +138,8 @@ int krc_write_sync(struct krc_vq *vq, const void *local, uint32_t lkey,
  * sends to it with KRCORE_WR_SEND/_SEND_IMM/_WRITE_IMM. krc_qpop_msg gives
  * the next message (1), or 0 if none; its data stays valid until
  * krc_qmsg_done. krc_qpop_msg_wait sleeps up to @timeout_ms. Messages that
- * found the ring full are counted by krc_msgs_dropped.
+ * found no slot (only from a sender outside the flow control) are counted
+ * by krc_msgs_dropped.
  */
 struct krc_msg {
 	const void *data;
@@ -155,6 +156,15 @@ int krc_qpop_msg(struct krc_vq *vq, struct krc_msg *msg);
 void krc_qmsg_done(struct krc_vq *vq);
 int krc_qpop_msg_wait(struct krc_vq *vq, struct krc_msg *msg, int timeout_ms);
 uint32_t krc_msgs_dropped(const struct krc_vq *vq);
+/*
+ * Messages are flow controlled: a SEND, SEND_IMM or WRITE_IMM is posted
+ * only into a slot the receiving port lent this node, and krc_qpush stops
+ * at one without a slot with -EAGAIN (reason KRCORE_R_NO_CREDIT).
+ * krc_qflow_wait sleeps up to @timeout_ms (-1: no limit) until a slot is
+ * lent: the slots lent (> 0), or -ETIMEDOUT, -ECONNREFUSED (the port is
+ * not bound there), -ENOTCONN (the VQ sends to no port).
+ */
+int krc_qflow_wait(struct krc_vq *vq, int timeout_ms);
 
 /* A completion status as text. */
 const char *krc_wc_status_str(uint32_t status);

@@ -281,6 +281,31 @@ int krc_qpop_msg(struct krc_vq *vq, struct krc_msg *msg)
 void krc_qmsg_done(struct krc_vq *vq)
 {
 	__atomic_store_n(&vq->rring->consumer, ++vq->rcons, __ATOMIC_RELEASE);
+	/*
+	 * Senders wait for slots of this ring: the kernel learns of the one
+	 * given back now (a system call only then). The fence pairs with
+	 * the kernel's after it sets the flag: one of us sees the other.
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&vq->rring->flags, __ATOMIC_ACQUIRE) &
+	    KRCORE_RECV_F_CREDIT)
+		krcl_ioctl(vq, KRCORE_IOC_QCONSUMED, NULL);
+}
+
+int krc_qflow_wait(struct krc_vq *vq, int timeout_ms)
+{
+	struct krcore_flow_wait w = {
+		.timeout_ms = timeout_ms < 0 ? 0x7fffffff : (uint32_t)timeout_ms,
+	};
+	int ret = krcl_ioctl(vq, KRCORE_IOC_FLOW_WAIT, &w);
+
+	if (ret == -ECONNREFUSED)
+		return krcl_fail(ret, "no process has the port bound at the receiver");
+	if (ret == -ETIMEDOUT)
+		return krcl_fail(ret, "no slot lent within %d ms", timeout_ms);
+	if (ret < 0)
+		return krcl_fail(ret, "waiting for a slot of the receiver failed");
+	return (int)(w.credit > 0x7fffffff ? 0x7fffffff : w.credit);
 }
 
 int krc_qpop_msg_wait(struct krc_vq *vq, struct krc_msg *msg, int timeout_ms)

@@ -25,7 +25,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define KRCORE_ABI_VERSION	7
+#define KRCORE_ABI_VERSION	8
 #define KRCORE_DEVICE_PATH	"/dev/krcore"
 #define KRCORE_IOC_MAGIC	0xC7
 
@@ -441,6 +441,14 @@ enum krcore_reason {
 	KRCORE_R_RKEY,		/* loopback: an rkey this process did not
 				 * register (with that access and range)
 				 */
+	/* ABI 8 */
+	KRCORE_R_NO_CREDIT,	/* SEND/WRITE_IMM: the receiving port has
+				 * no slot for it yet (EAGAIN; wait with
+				 * KRCORE_IOC_FLOW_WAIT)
+				 */
+	KRCORE_R_REFUSED,	/* SEND/WRITE_IMM: no process has the port
+				 * bound at the receiver (ECONNREFUSED)
+				 */
 	KRCORE_R_MAX,
 };
 
@@ -462,6 +470,8 @@ struct krcore_qpush {
  * sleeps until the ring is not empty. The VQ's file descriptor supports
  * poll(2)/epoll (level and edge triggered): POLLIN when the completion or
  * the receive ring has entries, POLLOUT when the VQ can take a request,
+ * POLLWRBAND (ABI 8) when it can send a message to its port (a slot is
+ * lent, or the port refused and the next qpush says so),
  * POLLHUP when it lost its connection for good (nothing left to read),
  * POLLERR|POLLHUP when its RDMA device went away (calls fail with ENODEV).
  * The mapping must be MAP_SHARED (EINVAL otherwise), exactly @ring_size
@@ -481,9 +491,18 @@ struct krcore_qpush {
  * in the binding VQ's receive ring, mapped by mmap() at KRCORE_MMAP_RECV
  * (pgoff): a header, @entries entries of struct krcore_msg, then @entries
  * slots of @slot_size bytes; entry i's data is in slot i & (entries - 1).
- * Messages are delivered reliably to the node; one that finds the ring
- * full (or no VQ on its port) is dropped and counted in @dropped (or the
- * msg_no_port counter): there is no flow control between processes.
+ * Messages are flow controlled (ABI 8): the receiver's kernel lends
+ * slots of the ring to each sending node (docs/messages.md), and a SEND,
+ * SEND_IMM or WRITE_IMM is posted only into a lent slot, so a message
+ * that reaches the ring is never dropped for want of room. Without a
+ * slot, KRCORE_IOC_QPUSH stops at that request with EAGAIN and reason
+ * KRCORE_R_NO_CREDIT; KRCORE_IOC_FLOW_WAIT sleeps until a slot is lent
+ * (or the port is refused: ECONNREFUSED, reason KRCORE_R_REFUSED). The
+ * kernel learns that slots were consumed from @consumer: when @flags has
+ * KRCORE_RECV_F_CREDIT (senders wait), the consumer calls
+ * KRCORE_IOC_QCONSUMED after advancing it. A message that arrives with no
+ * slot (a sender outside the protocol) or for no bound port is dropped
+ * and counted in @dropped (or the msg_no_port counter).
  */
 #define KRCORE_MMAP_RECV	1
 
@@ -512,7 +531,26 @@ struct krcore_recv_ring {
 	__u32 data_offset;
 	__u32 size;		/* bytes to map */
 	__u32 dropped;		/* messages lost to a full ring */
-	__u64 reserved[4];
+	__u32 flags;		/* enum krcore_recv_flags (ABI 8) */
+	__u32 reserved0;
+	__u64 reserved[3];
+};
+
+enum krcore_recv_flags {
+	/* Senders wait for slots: call KRCORE_IOC_QCONSUMED after consuming. */
+	KRCORE_RECV_F_CREDIT	= 1 << 0,
+};
+
+/*
+ * KRCORE_IOC_FLOW_WAIT (ABI 8): sleep up to @timeout_ms until the port
+ * this VQ sends to has lent it a slot. 0 when one is there (the next
+ * qpush may still race another process of this node for it), ETIMEDOUT,
+ * ECONNREFUSED when no process has the port bound there, ENOTCONN when
+ * the VQ sends to no port, EINTR on a signal.
+ */
+struct krcore_flow_wait {
+	__u32 timeout_ms;	/* in */
+	__u32 credit;		/* out: slots lent and not yet used */
 };
 
 struct krcore_qbind {
@@ -618,5 +656,9 @@ struct krcore_qwait {
 	_IOWR(KRCORE_IOC_MAGIC, 0x0c, struct krcore_qbind)
 #define KRCORE_IOC_PEER_STATS \
 	_IOWR(KRCORE_IOC_MAGIC, 0x0d, struct krcore_peer_stats)
+#define KRCORE_IOC_QCONSUMED \
+	_IO(KRCORE_IOC_MAGIC, 0x0e)
+#define KRCORE_IOC_FLOW_WAIT \
+	_IOWR(KRCORE_IOC_MAGIC, 0x0f, struct krcore_flow_wait)
 
 #endif /* _UAPI_KRCORE_H */

@@ -20,7 +20,8 @@
  * handlers through which conn/ reaches it (struct krc_conn_ops): the
  * completions of VQ requests and of receives, the recovery of a failed
  * connection, the end of a connection, moving VQs to datagrams when the
- * RC cap closes one, and a peer's datagram state. conn/ never calls into
+ * RC cap closes one, a peer's datagram state, and the flow control
+ * messages of two-sided messages. conn/ never calls into
  * data/ otherwise.
  *
  * Locks, outermost first: peer->connect_lock (one connect per peer) >
@@ -136,6 +137,8 @@ struct krc_conn_ops {
 	u32 (*peer_dg_vqs)(struct krc_peer *peer);
 	void (*peer_stop)(struct krc_peer *peer);
 	void (*peer_free)(struct krc_peer *peer);
+	/* A FLOW_ASK or FLOW_GRANT from @peer (process context). */
+	void (*flow_msg)(struct krc_peer *peer, const struct krc_ctrl_msg *msg);
 };
 
 /* Per-peer counters for operators (KRCORE_IOC_PEER_STATS, peer.c). */

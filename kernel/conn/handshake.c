@@ -611,6 +611,34 @@ static void krc_hs_on_goodbye(const struct krc_ctrl_msg *msg)
 }
 
 /*
+ * A FLOW message (data/flow.c): from a node whose card we hold, or one
+ * the MetaServer vouches for (as a REQ's), then to the data layer.
+ */
+static void krc_hs_on_flow(const struct krc_ctrl_msg *msg)
+{
+	struct krc_peer *peer = krc_peer_get(msg->card.gid, false);
+	u64 verify_ns;
+
+	if (peer && peer->local) {
+		krc_peer_put(peer);
+		return;		/* to ourselves: data/flow.c takes a shortcut */
+	}
+	if (!krc_hs_card_verified(peer, &msg->card, &verify_ns)) {
+		krc_event(KRC_EV_HS_UNVERIFIED);
+		krc_peer_put(peer);
+		return;
+	}
+	if (!peer) {
+		peer = krc_peer_get(msg->card.gid, true);
+		if (IS_ERR(peer))
+			return;
+	}
+	krc_peer_set_card(peer, &msg->card);
+	krc_conn_ops->flow_msg(peer, msg);
+	krc_peer_put(peer);
+}
+
+/*
  * A decoded control message, as it arrives (softirq): the answer to a
  * handshake under way wakes it at once, without the hop to process
  * context. False: krc_hs_recv() must see it.
@@ -649,6 +677,10 @@ void krc_hs_recv(const struct krc_ctrl_msg *msg)
 	case KRC_MSG_CLOSE_REQ:
 	case KRC_MSG_CLOSE_REP:
 		krc_hs_on_close(msg);
+		break;
+	case KRC_MSG_FLOW_ASK:
+	case KRC_MSG_FLOW_GRANT:
+		krc_hs_on_flow(msg);
 		break;
 	default:
 		krc_event(KRC_EV_CTRL_RX_BAD);

@@ -164,6 +164,16 @@ uint krc_param_max_ports_per_proc = 64;
 module_param_named(max_ports_per_proc, krc_param_max_ports_per_proc, uint, 0644);
 MODULE_PARM_DESC(max_ports_per_proc, "Ports one process may bind at most (EMFILE beyond)");
 
+uint krc_param_flow_channels = 64;
+module_param_named(flow_channels, krc_param_flow_channels, uint, 0444);
+MODULE_PARM_DESC(flow_channels,
+		 "Sending nodes a bound port lends slots to at once (1-1024; more wait)");
+
+uint krc_param_flow_grace_ms = 30000;
+module_param_named(flow_grace_ms, krc_param_flow_grace_ms, uint, 0644);
+MODULE_PARM_DESC(flow_grace_ms,
+		 "A message counted sent but not arrived this long is taken as lost, its slot lent again (ms)");
+
 uint krc_param_vq_qp_share = 50;
 module_param_named(vq_qp_share, krc_param_vq_qp_share, uint, 0644);
 MODULE_PARM_DESC(vq_qp_share, "Percent of a shared send queue one VQ may fill (1-100)");

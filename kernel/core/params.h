@@ -30,6 +30,8 @@ extern uint krc_param_ctrl_qkey;
 extern uint krc_param_max_vqs;
 extern uint krc_param_max_vqs_per_proc;
 extern uint krc_param_max_ports_per_proc;
+extern uint krc_param_flow_channels;
+extern uint krc_param_flow_grace_ms;
 extern uint krc_param_vq_qp_share;
 extern uint krc_param_vq_max_bytes;
 extern uint krc_param_proc_max_wrs;

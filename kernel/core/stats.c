@@ -27,6 +27,7 @@ static const char * const krc_obj_names[KRC_NR_OBJ] = {
 	[KRC_OBJ_USER_MR] = "user_mr",
 	[KRC_OBJ_SRQ] = "srq",
 	[KRC_OBJ_RC_PLACE] = "rc_place",
+	[KRC_OBJ_FLOW] = "flow",
 };
 
 static const char * const krc_event_names[KRC_NR_EV] = {
@@ -178,6 +179,16 @@ static const char * const krc_event_names[KRC_NR_EV] = {
 	[KRC_EV_FC_VERIFY_NS] = "fc_verify_ns",
 	[KRC_EV_FC_ACCEPT_QP_NS] = "fc_accept_qp_ns",
 	[KRC_EV_FC_ACCEPT_NS] = "fc_accept_ns",
+	[KRC_EV_FLOW_ASKS_SENT] = "flow_asks_sent",
+	[KRC_EV_FLOW_ASKS_RECV] = "flow_asks_recv",
+	[KRC_EV_FLOW_GRANTS_SENT] = "flow_grants_sent",
+	[KRC_EV_FLOW_GRANTS_RECV] = "flow_grants_recv",
+	[KRC_EV_FLOW_NO_CREDIT] = "flow_no_credit",
+	[KRC_EV_FLOW_REFUSED] = "flow_refused",
+	[KRC_EV_FLOW_BUSY] = "flow_busy",
+	[KRC_EV_FLOW_LOST] = "flow_lost",
+	[KRC_EV_FLOW_STALE] = "flow_stale",
+	[KRC_EV_MSG_REFUSED] = "msg_refused",
 };
 
 #define KRC_NR_STATS	(2 * KRC_NR_OBJ + KRC_NR_EV)

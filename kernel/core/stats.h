@@ -29,6 +29,7 @@ enum krc_obj {
 	KRC_OBJ_USER_MR,
 	KRC_OBJ_SRQ,
 	KRC_OBJ_RC_PLACE,	/* places under the RC cap (evict.c) */
+	KRC_OBJ_FLOW,		/* a sender's flow to a port (data/flow.c) */
 	KRC_NR_OBJ
 };
 
@@ -187,6 +188,17 @@ enum krc_event {
 	KRC_EV_FC_VERIFY_NS,
 	KRC_EV_FC_ACCEPT_QP_NS,
 	KRC_EV_FC_ACCEPT_NS,
+	/* flow control of two-sided messages (data/flow.c) */
+	KRC_EV_FLOW_ASKS_SENT,
+	KRC_EV_FLOW_ASKS_RECV,
+	KRC_EV_FLOW_GRANTS_SENT,
+	KRC_EV_FLOW_GRANTS_RECV,
+	KRC_EV_FLOW_NO_CREDIT,
+	KRC_EV_FLOW_REFUSED,
+	KRC_EV_FLOW_BUSY,
+	KRC_EV_FLOW_LOST,
+	KRC_EV_FLOW_STALE,
+	KRC_EV_MSG_REFUSED,
 	KRC_NR_EV
 };
 

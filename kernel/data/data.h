@@ -26,7 +26,8 @@
  * is never held with it; vq->lock > proc->lock (registrations) >
  * vq->dlock > proc->ilock; vq->dlock > conn->lock (conn/conn.h); a
  * datagram stream's lock (dg_tx/dg_rx) > vq->dlock; vq->rlock (receive
- * ring) is a leaf. Completions run with conn->cq_lock held and take
+ * ring and its flow control, flow.c) is a leaf, and so are
+ * krc_flows_lock > a sender flow's lock. Completions run with conn->cq_lock held and take
  * conn->lock, then vq->dlock.
  */
 #ifndef KRC_DATA_H
@@ -193,7 +194,29 @@ struct krc_vqueue {
 	u32 rentries;			/* the kernel's copies of the geometry */
 	u32 rslot;
 	u32 rdropped;
+	struct krc_flow_in *flow_in;	/* its slots lent to senders (rlock) */
+	struct krc_flow_out *flow;	/* where its messages go (flow.c) */
 };
+
+/* flow.c: flow control of two-sided messages (common/flow.h) */
+struct krc_flow_in;
+struct krc_flow_out;
+struct krcore_flow_wait;
+int krc_flow_take(struct krc_vqueue *vq, const struct krcore_wr *wrs, int n,
+		  u32 *reason);
+void krc_flow_untake(struct krc_vqueue *vq, const struct krcore_wr *wrs,
+		     int n);
+long krc_flow_wait(struct krc_vqueue *vq, struct krcore_flow_wait *w);
+int krc_flow_prefetch(struct krc_vqueue *vq);
+__poll_t krc_flow_poll(struct krc_vqueue *vq, struct file *file,
+		       poll_table *wait);
+int krc_flow_in_create(struct krc_vqueue *vq, u16 port, u32 slots);
+void krc_flow_in_destroy(struct krc_vqueue *vq);
+int krc_flow_arrive(struct krc_vqueue *vq, const u8 src_gid[16], u32 *slot);
+void krc_flow_consumed(struct krc_vqueue *vq);
+void krc_flow_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg);
+void krc_flow_peer_stop(struct krc_peer *peer);
+void krc_flow_peer_free(struct krc_peer *peer);
 
 /* vq.c: the life of a VQ, /dev/krcore */
 void krc_data_init(void);	/* its handlers, registered below */
@@ -203,6 +226,8 @@ void krc_vq_get(struct krc_vqueue *vq);
 void krc_vq_put(struct krc_vqueue *vq);
 void krc_vq_closed_idle(struct krc_vqueue *vq);
 bool krc_vq_attach(struct krc_vqueue *vq, struct krc_conn *conn);
+/* Off its connection or datagram path, its peer let go (vq->lock held). */
+void krc_vq_unbind(struct krc_vqueue *vq);
 /* The first VQ bound to @conn, with a reference (NULL: none). */
 struct krc_vqueue *krc_conn_first_vq(struct krc_conn *conn);
 void krc_vqs_disassociate(void);
@@ -262,6 +287,8 @@ void krc_recv_deliver_port(const u8 src_gid[16], u8 opcode,
 int krc_vq_bind_port(struct krc_vqueue *vq, u32 port, u32 *ring_size);
 void krc_vq_unbind_port(struct krc_vqueue *vq);
 void krc_vq_free_port(struct krc_vqueue *vq);
+/* The VQ bound to @port, with a reference (NULL: none). */
+struct krc_vqueue *krc_port_vq_get(u32 port);
 
 /* recovery.c: VQs leaving a connection (recovery, the RC cap's close) */
 void krc_recover(struct krc_conn *conn);

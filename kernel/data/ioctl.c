@@ -258,6 +258,19 @@ static long krc_ioc_qconnect(struct krc_vqueue *vq, void __user *uarg,
 				ret = -ECONNRESET;
 		}
 	}
+	/*
+	 * It sends to a port: its first slots are asked for now. A node
+	 * keeps a sender's state per (peer, port) while the peer is known,
+	 * so their number is bounded: beyond, the VQ does not connect.
+	 */
+	if (!ret && vq->port) {
+		ret = krc_flow_prefetch(vq);
+		if (ret) {
+			krc_vq_unbind(vq);
+			vq->port = 0;
+			vq->check.has_port = false;
+		}
+	}
 	mutex_unlock(&vq->lock);
 	ret = krc_qconnect_errno(ret);
 	if (ret)
@@ -447,6 +460,20 @@ static long krc_ioc_qbind(struct krc_vqueue *vq, void __user *uarg)
 	return ret;
 }
 
+static long krc_ioc_flow_wait(struct krc_vqueue *vq, void __user *uarg)
+{
+	struct krcore_flow_wait w;
+	long ret;
+
+	if (copy_from_user(&w, uarg, sizeof(w)))
+		return -EFAULT;
+	w.credit = 0;
+	ret = krc_flow_wait(vq, &w);
+	if (copy_to_user(uarg, &w, sizeof(w)))
+		return -EFAULT;
+	return ret;
+}
+
 /*
  * Commands that use the node's device enter its gate: device removal
  * waits for them, and they fail with ENODEV once it is gone (or once this
@@ -482,6 +509,9 @@ static long krc_vq_ioctl_dev(struct krc_vqueue *vq, unsigned int cmd,
 		return krc_ioc_qpush(vq, uarg);
 	case KRCORE_IOC_QBIND:
 		return krc_ioc_qbind(vq, uarg);
+	case KRCORE_IOC_QCONSUMED:
+		krc_flow_consumed(vq);
+		return 0;
 	default:
 		return -ENOTTY;
 	}
@@ -516,6 +546,10 @@ long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case KRCORE_IOC_QWAIT_ABI3:
 		ret = krc_ioc_qwait(vq, uarg, _IOC_SIZE(cmd));
 		break;
+	case KRCORE_IOC_FLOW_WAIT:
+		/* Sleeps: outside the gate, like QWAIT. */
+		ret = krc_ioc_flow_wait(vq, uarg);
+		break;
 	case KRCORE_IOC_LOOKUP:
 	case KRCORE_IOC_QCONNECT:
 	case KRCORE_IOC_QCONNECT_ABI2:
@@ -524,6 +558,7 @@ long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case KRCORE_IOC_DEREG_MR:
 	case KRCORE_IOC_QPUSH:
 	case KRCORE_IOC_QBIND:
+	case KRCORE_IOC_QCONSUMED:
 		ret = krc_vq_enter(vq);
 		if (ret) {
 			if (cmd == KRCORE_IOC_QPUSH)

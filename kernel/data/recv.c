@@ -9,8 +9,10 @@
  * names it in the upper half of its immediate. The message goes to the VQ
  * bound to that port, into its receive ring (mapped by the process): one
  * copy, in the completion path. A message for a port nobody bound, or for
- * a full ring, is dropped and counted: processes have no flow control
- * between them, and one slow receiver must not stall the shared QP.
+ * ring that has no slot for it, is dropped and counted. Senders send
+ * only into slots the port lent them (flow.c), so the second happens
+ * only to a sender outside the protocol; one slow receiver holds back
+ * only its own senders and never stalls the shared QP.
  */
 #include <linux/capability.h>
 #include <linux/slab.h>
@@ -138,20 +140,20 @@ static void krc_recv_deliver(struct krc_vqueue *vq, const u8 src_gid[16],
 	struct krcore_recv_ring *r = vq->rring;
 	struct krcore_msg *m;
 	unsigned long flags;
-	u32 used, i;
+	u32 i;
 
 	if (len > vq->rslot && data)
 		len = vq->rslot;	/* cannot happen: SRQ buffers are smaller */
 	spin_lock_irqsave(&vq->rlock, flags);
-	used = krc_ring_used(vq->rprod, READ_ONCE(r->consumer), vq->rentries);
-	if (used >= vq->rentries || READ_ONCE(vq->closing)) {
+	/* Only into a slot lent to the sending node (flow.c). */
+	if (READ_ONCE(vq->closing) || !vq->flow_in ||
+	    krc_flow_arrive(vq, src_gid, &i)) {
 		vq->rdropped++;
 		WRITE_ONCE(r->dropped, vq->rdropped);
 		spin_unlock_irqrestore(&vq->rlock, flags);
 		krc_event(KRC_EV_MSG_DROPPED);
 		return;
 	}
-	i = vq->rprod & (vq->rentries - 1);
 	m = &vq->rmsgs[i];
 	if (data && len)
 		memcpy(vq->rdata + (size_t)i * vq->rslot, data, len);
@@ -162,7 +164,6 @@ static void krc_recv_deliver(struct krc_vqueue *vq, const u8 src_gid[16],
 	m->src_port = h->src_port;
 	m->reserved = 0;
 	memcpy(m->src_gid, src_gid, 16);
-	vq->rprod++;
 	/* The entry and its data before the index that publishes them. */
 	smp_store_release(&r->producer, vq->rprod);
 	/* Under the lock: the VQ may be freed as soon as it is dropped. */
@@ -273,11 +274,18 @@ int krc_vq_bind_port(struct krc_vqueue *vq, u32 port, u32 *ring_size)
 	vq->rmsgs = vq->rring_mem + off;
 	vq->rdata = vq->rring_mem + PAGE_ALIGN(off + ent);
 	vq->rring = r;
-	ret = -EMFILE;
-	if (atomic_inc_return(&vq->proc->nports) <= krc_param_max_ports_per_proc)
-		ret = xa_insert(&krc_ports, port, vq, GFP_KERNEL);
+	ret = krc_flow_in_create(vq, port, KRC_RECV_SLOTS);
+	if (!ret) {
+		ret = -EMFILE;
+		if (atomic_inc_return(&vq->proc->nports) <=
+		    krc_param_max_ports_per_proc)
+			ret = xa_insert(&krc_ports, port, vq, GFP_KERNEL);
+		if (ret) {
+			atomic_dec(&vq->proc->nports);
+			krc_flow_in_destroy(vq);
+		}
+	}
 	if (ret) {
-		atomic_dec(&vq->proc->nports);
 		vq->rring = NULL;
 		vfree(vq->rring_mem);
 		vq->rring_mem = NULL;
@@ -300,6 +308,20 @@ void krc_vq_unbind_port(struct krc_vqueue *vq)
 	atomic_dec(&vq->proc->nports);
 	vq->bound_port = 0;
 	synchronize_rcu();	/* a delivery in flight is done */
+	/* Its senders learn that the port is gone. */
+	krc_flow_in_destroy(vq);
+}
+
+struct krc_vqueue *krc_port_vq_get(u32 port)
+{
+	struct krc_vqueue *vq;
+
+	rcu_read_lock();
+	vq = xa_load(&krc_ports, port);
+	if (vq && !kref_get_unless_zero(&vq->ref))
+		vq = NULL;
+	rcu_read_unlock();
+	return vq;
 }
 
 void krc_vq_free_port(struct krc_vqueue *vq)

@@ -485,7 +485,7 @@ int krc_vq_push(struct krc_vqueue *vq, const struct krcore_wr __user *uwrs,
 	struct krc_push_scratch *sc;
 	u32 done = 0, reason = 0;
 	struct krc_conn *conn;
-	int n, ok, kept, posted, i;
+	int n, ok, kept, posted, taken, i;
 	u64 bytes = 0;
 
 	if (current->mm != vq->mm)
@@ -518,6 +518,15 @@ int krc_vq_push(struct krc_vqueue *vq, const struct krcore_wr __user *uwrs,
 			break;
 		}
 		ok = krc_check_batch(vq, conn, sc, n, &reason, lens, mrs);
+		/* A message goes only into a slot the port lent (flow.c). */
+		taken = krc_flow_take(vq, sc->uwr, ok, &reason);
+		for (i = taken; i < ok; i++) {
+			int k;
+
+			for (k = 0; k < sc->uwr[i].num_sge; k++)
+				krc_mr_put_inflight(mrs[i][k]);
+		}
+		ok = taken;
 		kept = krc_reserve(vq, conn ? conn->sq_size : 0,
 				   sc, lens, ok, &reason);
 		for (i = 0; i < ok; i++) {
@@ -537,6 +546,8 @@ int krc_vq_push(struct krc_vqueue *vq, const struct krcore_wr __user *uwrs,
 			posted = krc_post_slots(conn, vq, sc->slot, kept,
 						sc->wr, sc->sge, &reason);
 		krc_unreserve(vq, sc->slot + posted, kept - posted);
+		/* Credits of the messages not posted come back. */
+		krc_flow_untake(vq, sc->uwr + posted, ok - posted);
 		done += posted;
 		for (i = 0; i < posted; i++)
 			bytes += lens[i];

@@ -139,7 +139,7 @@ struct krc_vqueue *krc_conn_first_vq(struct krc_conn *conn)
 }
 
 /* Caller holds vq->lock (recovery moves VQs under it too). */
-static void krc_vq_unbind(struct krc_vqueue *vq)
+void krc_vq_unbind(struct krc_vqueue *vq)
 {
 	struct krc_conn *conn = vq->conn;
 	unsigned long flags;
@@ -155,6 +155,7 @@ static void krc_vq_unbind(struct krc_vqueue *vq)
 	}
 	if (vq->dgram)
 		krc_dg_vq_leave(vq);
+	vq->flow = NULL;	/* the peer's: it goes with the peer */
 	krc_peer_put(vq->peer);
 	vq->peer = NULL;
 }
@@ -343,7 +344,9 @@ bool krc_vq_ready(struct krc_vqueue *vq, struct krcore_qwait *w)
 
 /*
  * poll(2)/epoll: EPOLLIN when the completion ring or the receive ring has
- * entries, EPOLLOUT when the VQ can take a request, EPOLLHUP when it has
+ * entries, EPOLLOUT when the VQ can take a request, EPOLLWRBAND when it
+ * can send a message to its port (flow.c, whose wait queue it also
+ * waits on), EPOLLHUP when it has
  * no connection any more (recovery found no way to the peer) and nothing
  * to read, EPOLLERR|EPOLLHUP when its device went away. Every change that
  * can set a bit wakes vq->wq (completions, messages, recovery, device
@@ -364,6 +367,7 @@ static __poll_t krc_vq_poll(struct file *file, poll_table *wait)
 	if (krc_vq_connected(vq)) {
 		if (READ_ONCE(vq->inflight) < vq->depth)
 			mask |= EPOLLOUT | EPOLLWRNORM;
+		mask |= krc_flow_poll(vq, file, wait);
 	} else if (READ_ONCE(vq->slots) && !vq->rring && !w.available) {
 		mask |= EPOLLHUP;
 	}
@@ -392,6 +396,18 @@ static struct miscdevice krc_miscdev = {
  * The handlers through which the layers below reach the data layer,
  * registered once at load, before any connection or datagram exists.
  */
+static void krc_data_peer_stop(struct krc_peer *peer)
+{
+	krc_dg_peer_stop(peer);
+	krc_flow_peer_stop(peer);
+}
+
+static void krc_data_peer_free(struct krc_peer *peer)
+{
+	krc_dg_peer_free(peer);
+	krc_flow_peer_free(peer);
+}
+
 static const struct krc_conn_ops krc_data_conn_ops = {
 	.complete = krc_dp_dispatch,
 	.recv = krc_recv_dispatch,
@@ -399,8 +415,9 @@ static const struct krc_conn_ops krc_data_conn_ops = {
 	.gone = krc_dp_conn_gone,
 	.move_vqs = krc_vqs_to_dgram,
 	.peer_dg_vqs = krc_dg_vqs,
-	.peer_stop = krc_dg_peer_stop,
-	.peer_free = krc_dg_peer_free,
+	.peer_stop = krc_data_peer_stop,
+	.peer_free = krc_data_peer_free,
+	.flow_msg = krc_flow_msg,
 };
 
 void krc_data_init(void)

@@ -3,7 +3,8 @@
 # Two-sided messages over the shared QPs: a process of node0 binds a port
 # and echoes what it receives; a process of node1 sends SENDs and
 # SEND_IMMs of 1 B to 4080 B and a WRITE_IMM, and checks every echo.
-# A message to a port nobody bound is dropped and counted.
+# A message to a port nobody bound is refused (ECONNREFUSED) before it is
+# sent: nothing is dropped.
 . "$KRC_REPO/tests/cluster/lib.sh"
 META=$(node_ip 0)
 INFO=$KRC_RUN/echo.info
@@ -16,8 +17,9 @@ if [ "$KRC_NODE" = 0 ]; then
 	barrier up
 	check "the echo process got and answered every message" "wait $echo_pid"
 	barrier done
-	check "one message to an unbound port counted" \
-		'wait_for 10 "eq \"\$(counter msg_no_port)\" 1"'
+	barrier refused
+	check "nothing was sent to the unbound port (its sender was refused first)" \
+		'eq "$(counter msg_no_port)" 0 && eq "$(counter msg_refused)" 0'
 else
 	barrier up
 	check "module loads" "krc_load meta_server=$META"
@@ -34,10 +36,14 @@ else
 	kill $holder
 	wait $holder 2>/dev/null
 	barrier done
-	"$KRC_TBIN/dp_msg" ping "$META" 5999 2 "$INFO" >/dev/null 2>&1 &
-	sleep 3
-	kill $! 2>/dev/null
-	wait 2>/dev/null
+	# No process has port 5999 bound on node0: the send is refused
+	# (ECONNREFUSED) before anything goes out, no message is lost.
+	out=$(timeout 60 "$KRC_TBIN/dp_msg" ping "$META" 5999 2 "$INFO" 2>&1)
+	echo "$out"
+	check "a message to a port nobody bound: refused, ECONNREFUSED" \
+		'echo "$out" | grep -q "no process has the receiving port bound" &&
+		 ge "$(counter flow_refused)" 1'
+	barrier refused
 fi
 barrier end
 check "module unloads" krc_unload

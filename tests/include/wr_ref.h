@@ -91,6 +91,10 @@ static inline int ref_errno(u32 r)
 		return -EBUSY;
 	case KRCORE_R_RKEY:
 		return -EACCES;
+	case KRCORE_R_NO_CREDIT:
+		return -EAGAIN;
+	case KRCORE_R_REFUSED:
+		return -ECONNREFUSED;
 	default:
 		return -1;
 	}

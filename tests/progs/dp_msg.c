@@ -10,13 +10,18 @@
  *
  *   dp_msg echo PORT N INFO
  *   dp_msg ping ADDR PORT N INFO
+ *   dp_msg drain PORT        (binds PORT, consumes everything until killed)
+ *   dp_msg hold PORT SECS DIR  (binds PORT, reads nothing, exits after SECS)
+ *   dp_msg flood ADDR PORT N (sends, waiting for slots, until one fails)
  */
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dp/helpers.h"
 
-#define USAGE	"dp_msg echo PORT N INFO | ping ADDR PORT N INFO"
+#define USAGE	"dp_msg echo PORT N INFO | ping ADDR PORT N INFO | drain PORT | hold PORT SECS DIR | flood ADDR PORT N"
 
 static int send_one(struct krc_vq *vq, const struct krc_mr *mr, uint32_t len,
 		    uint8_t op, uint32_t imm, uint64_t id)
@@ -153,8 +158,134 @@ static int do_ping(const char *addr, int port, int n, const char *info)
 	return dp_status();
 }
 
+/* Bind PORT and consume whatever comes, until killed. */
+static int do_drain(int port)
+{
+	struct krc_msg m;
+	struct krc_vq *rx;
+	int k;
+
+	if (krc_vq_open(&rx) < 0 || krc_qbind(rx, (uint16_t)port) < 0) {
+		FAIL("drain: %s", krc_errmsg());
+		return 1;
+	}
+	printf(DP_TAG ": drain on port %d\n", port);
+	fflush(stdout);
+	for (;;) {
+		k = krc_qpop_msg_wait(rx, &m, 1000);
+		if (k < 0) {
+			FAIL("drain: %s", krc_errmsg());
+			return 1;
+		}
+		if (k)
+			krc_qmsg_done(rx);
+	}
+}
+
+/* Bind PORT, read nothing, say so in DIR/hold.ready, exit after SECS. */
+static int do_hold(int port, int secs, const char *dir)
+{
+	struct krc_vq *rx;
+
+	if (krc_vq_open(&rx) < 0 || krc_qbind(rx, (uint16_t)port) < 0) {
+		FAIL("hold: %s", krc_errmsg());
+		return 1;
+	}
+	dp_touch(dir, "hold.ready");
+	sleep((unsigned int)secs);
+	printf(DP_TAG ": hold: port %d closes after %d s\n", port, secs);
+	fflush(stdout);
+	return 0;	/* its VQ closes with the process */
+}
+
+/* Does poll(2) say the VQ can send a message to its port (POLLWRBAND)? */
+static int wrband(struct krc_vq *vq)
+{
+	struct pollfd p = { .fd = krc_vq_fd(vq), .events = POLLWRBAND };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLWRBAND);
+}
+
+/*
+ * Send up to N messages to ADDR:PORT one by one, waiting for a slot
+ * (krc_qflow_wait) whenever there is none, until one fails: prints
+ * "flood: sent=K waits=W error=E wait_ms=T wrband_blocked=B wrband_after=A ..."
+ * (E: errno of the failure, 0 if all N went; T: how long the last wait
+ * took; B: POLLWRBAND when last held back, A: after the failure;
+ * push_after=P: the errno of one more qpush after it).
+ */
+static int do_flood(const char *addr, int port, int n)
+{
+	struct krcore_qconnect qc;
+	struct krcore_cqe cqe;
+	struct krcore_wr wr;
+	struct krc_vq *vq;
+	struct krc_mr mr;
+	uint8_t *buf;
+	int sent = 0, waits = 0, err = 0, k, band_blocked = -1, band_after = -1;
+	int push_after = -1;
+	double t = 0, wait_ms = 0;
+
+	if (krc_vq_open(&vq) < 0 || krc_qconnect(vq, addr, (uint32_t)port, &qc) < 0) {
+		FAIL("flood: %s", krc_errmsg());
+		return 1;
+	}
+	buf = dp_reg(vq, 4096, &mr);
+	if (!buf)
+		return 1;
+	while (sent < n) {
+		fill(&wr, KRCORE_WR_SEND, buf, mr.lkey, 64, 0, 0, (uint64_t)sent);
+		k = krc_qpush(vq, &wr, 1);
+		if (k == 1) {
+			if (krc_qpop_wait(vq, &cqe, 1, 20000) != 1 || cqe.status) {
+				FAIL("flood: SEND %d did not complete", sent);
+				return 1;
+			}
+			sent++;
+			continue;
+		}
+		if (k != -EAGAIN) {
+			err = -k;
+			break;
+		}
+		/*
+		 * No slot: poll must not say a message can go. (At an early
+		 * EAGAIN a grant may come before the poll: the last one,
+		 * with the ring full, is the one that counts.)
+		 */
+		band_blocked = wrband(vq);
+		waits++;
+		t = dp_now();
+		k = krc_qflow_wait(vq, 120000);
+		wait_ms = (dp_now() - t) * 1000;
+		if (k < 0) {
+			err = -k;
+			break;
+		}
+	}
+	/* Refused: poll says so, and the next qpush fails at once. */
+	if (err) {
+		band_after = wrband(vq);
+		fill(&wr, KRCORE_WR_SEND, buf, mr.lkey, 64, 0, 0, (uint64_t)sent);
+		k = krc_qpush(vq, &wr, 1);
+		push_after = k < 0 ? -k : 0;
+	}
+	printf("flood: sent=%d waits=%d error=%d wait_ms=%.0f", sent, waits, err,
+	       wait_ms);
+	printf(" wrband_blocked=%d wrband_after=%d push_after=%d\n",
+	       band_blocked, band_after, push_after);
+	krc_vq_close(vq);
+	return dp_status();
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && !strcmp(argv[1], "hold"))
+		return do_hold(atoi(argv[2]), atoi(argv[3]), argv[4]);
+	if (argc == 5 && !strcmp(argv[1], "flood"))
+		return do_flood(argv[2], atoi(argv[3]), atoi(argv[4]));
+	if (argc == 3 && !strcmp(argv[1], "drain"))
+		return do_drain(atoi(argv[2]));
 	if (argc == 5 && !strcmp(argv[1], "echo"))
 		return do_echo(atoi(argv[2]), atoi(argv[3]), argv[4]);
 	if (argc == 6 && !strcmp(argv[1], "ping"))

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * dp_overflow - a receive ring that is never read overflows without
- * harm: the spray side sends N messages to ADDR:FULL_PORT, a port bound
- * and never read, and M to ADDR:PORT, a port read as they come, in
- * interleaved bursts, every SEND completing. The sink side reads PORT's
- * M in order and intact; then FULL_PORT's ring holds its first `entries`
- * messages, in order and intact, and counts the others as dropped
- * ("sink: kept=K dropped=D entries=E"). The two sides meet through
- * DIR/sink.ready and DIR/spray.done.
+ * dp_overflow - a receive ring that is not read holds back only its own
+ * senders, and loses nothing: the spray side sends N messages to
+ * ADDR:FULL_PORT, a port bound and not read for now, and M to ADDR:PORT,
+ * a port read as they come, in interleaved bursts. PORT's M all arrive,
+ * in order and intact, while FULL_PORT's sender is held back (qpush:
+ * EAGAIN, reason KRCORE_R_NO_CREDIT) once the ring is full. Then the sink
+ * reads FULL_PORT's ring, the sender waits for slots (krc_qflow_wait) and
+ * goes on, and all N arrive in order and intact, none dropped
+ * ("sink: full_at_block=F kept=K dropped=D entries=E",
+ * "spray: blocked=B waits=W"). The two sides meet through DIR/sink.ready,
+ * DIR/spray.blocked and DIR/spray.done.
  *
  *   dp_overflow sink PORT FULL_PORT N M DIR
  *   dp_overflow spray ADDR PORT FULL_PORT N M DIR
@@ -60,22 +63,22 @@ static void *map_recv_ring(struct krc_vq *vq, long *sz)
 	return hdr;
 }
 
-/* Read @m messages from @live, each in order and intact. */
-static int sink_live(struct krc_vq *live, uint32_t port, int m)
+/* Read @n messages from @vq, each in order and intact. */
+static int sink_read(struct krc_vq *vq, uint32_t port, int n)
 {
 	double end = dp_now() + 300;
 	struct krc_msg msg;
 	int i, k;
 
-	for (i = 0; i < m; ) {
-		k = krc_qpop_msg_wait(live, &msg, 1000);
+	for (i = 0; i < n; ) {
+		k = krc_qpop_msg_wait(vq, &msg, 1000);
 		if (k < 0) {
 			FAIL("sink: %s", krc_errmsg());
 			return -1;
 		}
 		if (k == 0) {
 			if (dp_now() > end) {
-				FAIL("sink: port %u: only %d of %d messages", port, i, m);
+				FAIL("sink: port %u: only %d of %d messages", port, i, n);
 				return -1;
 			}
 			continue;
@@ -83,7 +86,7 @@ static int sink_live(struct krc_vq *live, uint32_t port, int m)
 		if (!msg_ok(&msg, (uint32_t)i))
 			FAIL("sink: port %u: message %d wrong (len %u)", port, i,
 			     msg.len);
-		krc_qmsg_done(live);
+		krc_qmsg_done(vq);
 		end = dp_now() + 120;
 		i++;
 	}
@@ -94,10 +97,9 @@ static int do_sink(uint32_t port, uint32_t fport, int n, int m,
 		   const char *dir)
 {
 	struct krc_vq *full, *live;
-	struct krcore_recv_ring h;
-	struct krc_msg msg;
-	int kept = 0;
-	uint32_t dropped;
+	const struct krcore_recv_ring *h;
+	uint32_t dropped, at_block = 0;
+	double end;
 	void *hdr;
 	long sz;
 
@@ -111,26 +113,31 @@ static int do_sink(uint32_t port, uint32_t fport, int n, int m,
 		FAIL("sink: mmap of the receive ring: %s", strerror(errno));
 		return 1;
 	}
+	h = hdr;
 	dp_touch(dir, "sink.ready");
-	if (sink_live(live, port, m))
+	if (sink_read(live, port, m))
 		return 1;
-	if (dp_wait_file(dir, "spray.done", 600))
+	/* The sender of FULL_PORT is held back: its ring is full, no more. */
+	if (dp_wait_file(dir, "spray.blocked", 600))
 		return 1;
-	memcpy(&h, hdr, sizeof(h));
-	while (krc_qpop_msg(full, &msg) == 1) {
-		if (!msg_ok(&msg, (uint32_t)kept))
-			FAIL("sink: full ring: message %d wrong", kept);
-		krc_qmsg_done(full);
-		kept++;
+	for (end = dp_now() + 30; dp_now() < end; usleep(10000)) {
+		at_block = __atomic_load_n(&h->producer, __ATOMIC_ACQUIRE);
+		if (at_block >= h->entries)
+			break;
 	}
+	if (at_block != h->entries)
+		FAIL("sink: the ring of %u held %u messages when its sender was held back",
+		     h->entries, at_block);
+	/* Now read it: the sender gets slots again and sends the rest. */
+	if (sink_read(full, fport, n))
+		return 1;
 	dropped = krc_msgs_dropped(full);
-	if (kept != (n < (int)h.entries ? n : (int)h.entries) ||
-	    dropped != (uint32_t)(n - kept))
-		FAIL("sink: %d messages into a ring of %u never read: %d kept, %u dropped",
-		     n, h.entries, kept, dropped);
-	printf(DP_TAG ": sink: port %u: %d read in order; port %u: %d sent, ring %u\n",
-	       port, m, fport, n, h.entries);
-	printf("sink: kept=%d dropped=%u entries=%u\n", kept, dropped, h.entries);
+	if (dropped)
+		FAIL("sink: %u of port %u's messages dropped", dropped, fport);
+	printf(DP_TAG ": sink: port %u: %d read in order; port %u: %d, once full\n",
+	       port, m, fport, n);
+	printf("sink: full_at_block=%u kept=%d dropped=%u entries=%u\n",
+	       at_block, n, dropped, h->entries);
 	munmap(hdr, (size_t)sz);
 	krc_vq_close(full);
 	krc_vq_close(live);
@@ -155,12 +162,36 @@ static int spray_burst(struct krcore_wr *wr, uint8_t *buf, uint32_t lkey,
 	return want;
 }
 
+/*
+ * Push @want of @wr on @vq: how many were posted (0 when the port has no
+ * slot: *blocked counts it), or -1.
+ */
+static int spray_push(struct krc_vq *vq, struct krcore_wr *wr, int want,
+		      int *blocked)
+{
+	int k = krc_qpush(vq, wr, (unsigned int)want);
+
+	if (k == -EAGAIN &&
+	    krc_qpush_result(vq)->reason == KRCORE_R_NO_CREDIT) {
+		(*blocked)++;
+		return 0;
+	}
+	if (k < 0) {
+		FAIL("spray: qpush of %d: %s", want, krc_errmsg());
+		return -1;
+	}
+	if (k < want && krc_qpush_result(vq)->reason == KRCORE_R_NO_CREDIT)
+		(*blocked)++;
+	return k;
+}
+
 static int do_spray(const char *addr, uint32_t port, uint32_t fport, int n,
 		    int m, const char *dir)
 {
 	struct krcore_qconnect qc;
 	struct krc_vq *vq[2];
-	int todo[2] = { n, m }, sent[2] = { 0, 0 }, v, i, burst;
+	int todo[2] = { n, m }, sent[2] = { 0, 0 }, blocked[2] = { 0, 0 };
+	int v, i, k, waits = 0, told = 0;
 	struct krcore_cqe c[64];
 	struct krcore_wr wr[64];
 	struct krc_mr mr;
@@ -174,29 +205,53 @@ static int do_spray(const char *addr, uint32_t port, uint32_t fport, int n,
 	if (!buf)
 		return 1;
 	while (sent[0] < n || sent[1] < m) {
-		int want[2];
+		int posted[2] = { 0, 0 };
 
 		/* Bursts of up to 8 per port, both ports at once. */
 		for (v = 0; v < 2; v++) {
-			want[v] = spray_burst(wr, buf + v * 16 * MSG_LEN, mr.lkey,
-					      sent[v], todo[v] - sent[v]);
-			if (want[v] &&
-			    krc_qpush(vq[v], wr, (unsigned int)want[v]) != want[v]) {
-				FAIL("spray: qpush of %d: %s", want[v], krc_errmsg());
+			int want = spray_burst(wr, buf + v * 16 * MSG_LEN,
+					       mr.lkey, sent[v],
+					       todo[v] - sent[v]);
+
+			if (!want)
+				continue;
+			k = spray_push(vq[v], wr, want, &blocked[v]);
+			if (k < 0)
 				return 1;
-			}
+			posted[v] = k;
 		}
 		for (v = 0; v < 2; v++) {
-			burst = dp_reap(vq[v], c, want[v], sent[v], 120);
-			for (i = 0; i < burst; i++)
+			k = dp_reap(vq[v], c, posted[v], sent[v], 120);
+			for (i = 0; i < k; i++)
 				if (c[i].status)
 					FAIL("spray: SEND %d: %s", sent[v] + i,
 					     krc_wc_status_str(c[i].status));
-			sent[v] += want[v];
+			sent[v] += posted[v];
+		}
+		if (posted[0] || sent[0] == n)
+			continue;
+		/*
+		 * FULL_PORT has no slot for us. Once PORT's messages are all
+		 * sent, tell the sink (it then reads FULL_PORT), and wait.
+		 */
+		if (sent[1] < m)
+			continue;
+		if (!told) {
+			dp_touch(dir, "spray.blocked");
+			told = 1;
+		}
+		waits++;
+		if (krc_qflow_wait(vq[0], 120000) <= 0) {
+			FAIL("spray: no slot of port %u: %s", fport, krc_errmsg());
+			return 1;
 		}
 	}
+	if (!told)
+		dp_touch(dir, "spray.blocked");	/* never held back */
 	printf(DP_TAG ": spray: %d SENDs to port %u, %d to port %u, all completed\n",
 	       n, fport, m, port);
+	printf("spray: blocked=%d waits=%d live_blocked=%d\n", blocked[0], waits,
+	       blocked[1]);
 	dp_touch(dir, "spray.done");
 	krc_vq_close(vq[0]);
 	krc_vq_close(vq[1]);

@@ -48,13 +48,13 @@
 enum op {
 	OP_OPEN, OP_CLOSE, OP_QCONNECT, OP_REG, OP_DEREG, OP_PUSH, OP_MAP,
 	OP_SCRIBBLE, OP_POP, OP_WAIT, OP_BIND, OP_LOOKUP, OP_PROBE, OP_INFO,
-	OP_RANDOM, OP_FORK, OP_MUNMAP, OP_NR
+	OP_RANDOM, OP_FORK, OP_MUNMAP, OP_FLOW_WAIT, OP_CONSUMED, OP_NR
 };
 
 static const char * const op_names[OP_NR] = {
 	"open", "close", "qconnect", "reg_mr", "dereg_mr", "qpush", "mmap",
 	"scribble", "qpop", "qwait", "qbind", "lookup", "probe", "info",
-	"random_cmd", "fork", "munmap",
+	"random_cmd", "fork", "munmap", "flow_wait", "qconsumed",
 };
 
 /* Shared by every worker (MAP_SHARED): calls and errnos per operation. */
@@ -491,6 +491,24 @@ static void do_wait(void)
 	count(OP_WAIT, ioctl(rvq(), KRCORE_IOC_QWAIT, arg_ptr(&w, sizeof(w))));
 }
 
+/* Wait for a slot of the port a VQ sends to (ABI 8), any arguments. */
+static void do_flow_wait(void)
+{
+	struct krcore_flow_wait w = { .timeout_ms = pick(50) };
+
+	if (!pick(10))
+		w.timeout_ms = any_u32() % 200;
+	count(OP_FLOW_WAIT, ioctl(rvq(), KRCORE_IOC_FLOW_WAIT,
+				  arg_ptr(&w, sizeof(w))));
+}
+
+/* "I consumed": on any VQ, after any consumer index (scribble sets it). */
+static void do_consumed(void)
+{
+	count(OP_CONSUMED, ioctl(rvq(), KRCORE_IOC_QCONSUMED,
+				 pick(4) ? NULL : arg_ptr(NULL, 0)));
+}
+
 static void do_bind(void)
 {
 	struct krcore_qbind b = { 0 };
@@ -646,6 +664,12 @@ static void worker(uint64_t seed)
 		case OP_MUNMAP:
 			if (!pick(4))
 				do_munmap();
+			break;
+		case OP_FLOW_WAIT:
+			do_flow_wait();
+			break;
+		case OP_CONSUMED:
+			do_consumed();
 			break;
 		default:
 			do_push();

@@ -114,6 +114,7 @@ static const char *reason_name(u32 r)
 		"TOO_LONG", "ATOMIC_SIZE", "ATOMIC_ALIGN", "LKEY", "RANGE",
 		"ACCESS", "NOT_CONNECTED", "NO_PORT", "UNSUPPORTED", "VQ_FULL",
 		"QP_FULL", "RECOVERING", "IMM", "FAULT", "THROTTLED", "RKEY",
+		"NO_CREDIT", "REFUSED",
 	};
 
 	return r < ARRAY_SIZE(names) ? names[r] : "(out of range)";
@@ -188,7 +189,9 @@ static void test_layout(void **state)
 	assert_int_equal(KRCORE_R_FAULT, 19);
 	assert_int_equal(KRCORE_R_THROTTLED, 20);
 	assert_int_equal(KRCORE_R_RKEY, 21);
-	assert_int_equal(KRCORE_R_MAX, 22);
+	assert_int_equal(KRCORE_R_NO_CREDIT, 22);
+	assert_int_equal(KRCORE_R_REFUSED, 23);
+	assert_int_equal(KRCORE_R_MAX, 24);
 }
 
 static void test_accepts_every_opcode(void **state)
