@@ -9,7 +9,10 @@
 #   B: a sender waiting for slots of a port whose process then exits gets
 #      ECONNREFUSED at once (not at its wait's timeout), having sent
 #      exactly the ring's entries; poll's POLLWRBAND off while it has no
-#      slot, on once refused.
+#      slot, on once refused;
+#   C: a sender that still has slots when the receiving process exits
+#      is told (not only one that asks): its next send is refused, and
+#      nothing goes to the port nobody holds.
 . "$KRC_REPO/tests/cluster/lib.sh"
 META=$(node_ip 0)
 D=$KRC_RUN/flow
@@ -39,6 +42,18 @@ if [ "$KRC_NODE" = 0 ]; then
 	barrier b_ready
 	check "B: the holding process exits after ${HOLD}s" "wait $hold"
 	barrier b_done
+	mkdir -p "$D/c"
+	"$KRC_TBIN/dp_msg" drain 7200 &
+	drain=$!
+	barrier c_ready
+	nnp=$(counter msg_no_port)
+	wait_for 60 '[ -e "$D/c/twice.sent" ]'
+	kill $drain
+	wait $drain 2>/dev/null
+	: >"$D/c/twice.closed"
+	barrier c_done
+	check "C: nothing was sent to the port once its process was gone" \
+		'eq "$(counter msg_no_port)" "$nnp"'
 else
 	barrier up
 	check "member loads (datagrams only)" "krc_load meta_server=$META dg_policy=3"
@@ -68,6 +83,13 @@ else
 	check "B: the next send fails at once with ECONNREFUSED, counted" \
 		'eq "$(kv push_after "$fl")" 111 && ge "$(counter flow_refused)" 1'
 	barrier b_done
+	barrier c_ready
+	out=$("$KRC_TBIN/dp_msg" twice "$META" 7200 "$D/c")
+	echo "$out"
+	tw=$(echo "$out" | sed -n 's/^twice: //p')
+	check "C: a sender with slots left learns its receiver left: its next send is refused (ECONNREFUSED), not sent" \
+		'eq "$(kv first "$tw")" 0 && eq "$(kv second "$tw")" 111'
+	barrier c_done
 fi
 barrier end
 check "module unloads" krc_unload

@@ -13,6 +13,7 @@
  *   dp_msg drain PORT        (binds PORT, consumes everything until killed)
  *   dp_msg hold PORT SECS DIR  (binds PORT, reads nothing, exits after SECS)
  *   dp_msg flood ADDR PORT N (sends, waiting for slots, until one fails)
+ *   dp_msg twice ADDR PORT DIR (a send, then one after the receiver left)
  */
 #include <poll.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@
 
 #include "dp/helpers.h"
 
-#define USAGE	"dp_msg echo PORT N INFO | ping ADDR PORT N INFO | drain PORT | hold PORT SECS DIR | flood ADDR PORT N"
+#define USAGE	"dp_msg echo PORT N INFO | ping ADDR PORT N INFO | drain PORT | hold PORT SECS DIR | flood ADDR PORT N | twice ADDR PORT DIR"
 
 static int send_one(struct krc_vq *vq, const struct krc_mr *mr, uint32_t len,
 		    uint8_t op, uint32_t imm, uint64_t id)
@@ -278,8 +279,51 @@ static int do_flood(const char *addr, int port, int n)
 	return dp_status();
 }
 
+/*
+ * One message to ADDR:PORT, then DIR/twice.sent; once DIR/twice.closed
+ * appears (its receiver went away) and 3 s passed, one more: prints
+ * "twice: first=E1 second=E2" (errno of each send, 0: sent).
+ */
+static int do_twice(const char *addr, int port, const char *dir)
+{
+	struct krcore_qconnect qc;
+	struct krcore_cqe cqe;
+	struct krcore_wr wr;
+	struct krc_vq *vq;
+	struct krc_mr mr;
+	uint8_t *buf;
+	int e[2], i, k;
+
+	if (krc_vq_open(&vq) < 0 || krc_qconnect(vq, addr, (uint32_t)port, &qc) < 0) {
+		FAIL("twice: %s", krc_errmsg());
+		return 1;
+	}
+	buf = dp_reg(vq, 4096, &mr);
+	if (!buf)
+		return 1;
+	for (i = 0; i < 2; i++) {
+		if (i) {
+			if (dp_wait_file(dir, "twice.closed", 120))
+				return 1;
+			sleep(3);
+		}
+		fill(&wr, KRCORE_WR_SEND, buf, mr.lkey, 64, 0, 0, (uint64_t)i);
+		k = krc_qpush(vq, &wr, 1);
+		e[i] = k == 1 ? 0 : -k;
+		if (k == 1 && (krc_qpop_wait(vq, &cqe, 1, 20000) != 1 || cqe.status))
+			FAIL("twice: send %d did not complete", i);
+		if (!i)
+			dp_touch(dir, "twice.sent");
+	}
+	printf("twice: first=%d second=%d\n", e[0], e[1]);
+	krc_vq_close(vq);
+	return dp_status();
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && !strcmp(argv[1], "twice"))
+		return do_twice(argv[2], atoi(argv[3]), argv[4]);
 	if (argc == 5 && !strcmp(argv[1], "hold"))
 		return do_hold(atoi(argv[2]), atoi(argv[3]), argv[4]);
 	if (argc == 5 && !strcmp(argv[1], "flood"))
