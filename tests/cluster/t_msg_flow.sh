@@ -43,8 +43,11 @@ if [ "$KRC_NODE" = 0 ]; then
 	check "B: the holding process exits after ${HOLD}s" "wait $hold"
 	barrier b_done
 	mkdir -p "$D/c"
-	"$KRC_TBIN/dp_msg" drain 7200 &
+	"$KRC_TBIN/dp_msg" drain 7200 >"$D/c/drain.out" 2>&1 &
 	drain=$!
+	# Bound before node1 sends (its first send must find the port).
+	check "C: port 7200 bound and read" \
+		'wait_for 30 "grep -q \"drain on port 7200\" \"$D/c/drain.out\""'
 	barrier c_ready
 	nnp=$(counter msg_no_port)
 	wait_for 60 '[ -e "$D/c/twice.sent" ]'

@@ -207,6 +207,21 @@ static int wrband(struct krc_vq *vq)
 	return poll(&p, 1, 0) == 1 && (p.revents & POLLWRBAND);
 }
 
+/* A VQ connected to ADDR:PORT with a 4 KiB registration; NULL: FAIL. */
+static struct krc_vq *sender(const char *who, const char *addr, int port,
+			     struct krc_mr *mr, uint8_t **buf)
+{
+	struct krcore_qconnect qc;
+	struct krc_vq *vq;
+
+	if (krc_vq_open(&vq) < 0 || krc_qconnect(vq, addr, (uint32_t)port, &qc) < 0) {
+		FAIL("%s: %s", who, krc_errmsg());
+		return NULL;
+	}
+	*buf = dp_reg(vq, 4096, mr);
+	return *buf ? vq : NULL;
+}
+
 /*
  * Send up to N messages to ADDR:PORT one by one, waiting for a slot
  * (krc_qflow_wait) whenever there is none, until one fails: prints
@@ -217,7 +232,6 @@ static int wrband(struct krc_vq *vq)
  */
 static int do_flood(const char *addr, int port, int n)
 {
-	struct krcore_qconnect qc;
 	struct krcore_cqe cqe;
 	struct krcore_wr wr;
 	struct krc_vq *vq;
@@ -227,12 +241,8 @@ static int do_flood(const char *addr, int port, int n)
 	int push_after = -1;
 	double t = 0, wait_ms = 0;
 
-	if (krc_vq_open(&vq) < 0 || krc_qconnect(vq, addr, (uint32_t)port, &qc) < 0) {
-		FAIL("flood: %s", krc_errmsg());
-		return 1;
-	}
-	buf = dp_reg(vq, 4096, &mr);
-	if (!buf)
+	vq = sender("flood", addr, port, &mr, &buf);
+	if (!vq)
 		return 1;
 	while (sent < n) {
 		fill(&wr, KRCORE_WR_SEND, buf, mr.lkey, 64, 0, 0, (uint64_t)sent);
@@ -286,7 +296,6 @@ static int do_flood(const char *addr, int port, int n)
  */
 static int do_twice(const char *addr, int port, const char *dir)
 {
-	struct krcore_qconnect qc;
 	struct krcore_cqe cqe;
 	struct krcore_wr wr;
 	struct krc_vq *vq;
@@ -294,12 +303,8 @@ static int do_twice(const char *addr, int port, const char *dir)
 	uint8_t *buf;
 	int e[2], i, k;
 
-	if (krc_vq_open(&vq) < 0 || krc_qconnect(vq, addr, (uint32_t)port, &qc) < 0) {
-		FAIL("twice: %s", krc_errmsg());
-		return 1;
-	}
-	buf = dp_reg(vq, 4096, &mr);
-	if (!buf)
+	vq = sender("twice", addr, port, &mr, &buf);
+	if (!vq)
 		return 1;
 	for (i = 0; i < 2; i++) {
 		if (i) {
