@@ -63,17 +63,33 @@ bool krc_flow_tx_ask_due(struct krc_flow_tx *f, u64 now_ms,
 	return true;
 }
 
+bool krc_flow_tx_retry(struct krc_flow_tx *f)
+{
+	if (!f->error)
+		return false;
+	f->error = 0;
+	f->granted = f->sent;
+	f->waiting = 1;
+	f->asking = false;
+	f->ask_rto = KRC_FLOW_ASK_MIN_MS;
+	return true;
+}
+
 int krc_flow_tx_grant(struct krc_flow_tx *f, const struct krc_flow_grant *g)
 {
 	switch (g->status) {
 	case KRC_FLOW_OK:
 		break;
 	case KRC_FLOW_NOPORT:
+		/* Whatever was lent in that epoch is void: the ring is gone. */
+		f->answers++;
 		f->error = -ECONNREFUSED;
+		f->granted = f->sent;
 		f->asking = false;
 		f->waiting = 0;
 		return -ECONNREFUSED;
 	case KRC_FLOW_BUSY:
+		f->answers++;
 		return -EBUSY;	/* the backoff runs on */
 	default:
 		return 0;	/* not a status we know: as if lost */
@@ -88,6 +104,7 @@ int krc_flow_tx_grant(struct krc_flow_tx *f, const struct krc_flow_grant *g)
 	} else {
 		return 0;	/* old, repeated, or not about our epoch */
 	}
+	f->answers++;
 	f->asking = false;
 	f->ask_rto = KRC_FLOW_ASK_MIN_MS;
 	f->waiting = 0;

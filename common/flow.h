@@ -96,10 +96,11 @@ struct krc_flow_tx {
 	u64 ask_at;
 	u32 ask_rto;			/* its backoff */
 	/*
-	 * 0, or -ECONNREFUSED: the port is not bound (the kernel clears it
-	 * when a VQ connects to the port again).
+	 * 0, or -ECONNREFUSED: the port was not bound at the last answer
+	 * (_retry() asks again: a port may be bound later).
 	 */
 	int error;
+	u32 answers;			/* GRANTs heard, of any status */
 };
 
 void krc_flow_tx_init(struct krc_flow_tx *f);
@@ -127,6 +128,14 @@ void krc_flow_tx_untake(struct krc_flow_tx *f);
  */
 bool krc_flow_tx_ask_due(struct krc_flow_tx *f, u64 now_ms,
 			 struct krc_flow_ask *a);
+
+/*
+ * The port refused: ask again (a send or a wait after a refusal, or a
+ * new qconnect, since a process may have bound the port since). Clears
+ * the error, voids credit of the refused epoch and makes an ASK due at
+ * once. Returns false (nothing to do) when the flow was not refused.
+ */
+bool krc_flow_tx_retry(struct krc_flow_tx *f);
 
 /*
  * A GRANT came: returns the credit it left (how many held-back sends to

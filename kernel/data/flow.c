@@ -215,18 +215,23 @@ static u64 krc_flow_peer_incarnation(struct krc_peer *peer)
 	return inc;
 }
 
-/* Under f->lock: has the receiver never answered this flow yet? */
-static bool krc_flow_first(struct krc_flow_out *f)
+/*
+ * Under f->lock: must a send wait for the receiver's answer first? When
+ * it never answered this flow, or refused it last time (a process may
+ * have bound the port since: ask again, as a new qconnect would).
+ */
+static bool krc_flow_unsure(struct krc_flow_out *f)
 {
-	return !f->tx.epoch && !f->tx.error && !f->dead;
+	return !f->dead && (!f->tx.epoch || f->tx.error);
 }
 
-static bool krc_flow_answered(struct krc_flow_out *f)
+/* Has an answer come (or the peer gone) since @seen answers? */
+static bool krc_flow_heard(struct krc_flow_out *f, u32 seen)
 {
 	bool done;
 
 	spin_lock_bh(&f->lock);
-	done = !krc_flow_first(f);
+	done = f->tx.answers != seen || f->dead;
 	spin_unlock_bh(&f->lock);
 	return done;
 }
@@ -252,7 +257,8 @@ int krc_flow_prefetch(struct krc_vqueue *vq)
 		return -ENOSPC;
 	spin_lock_bh(&f->lock);
 	krc_flow_check_incarnation(f, krc_flow_peer_incarnation(vq->peer));
-	ask = krc_flow_first(f) && krc_flow_want(f);
+	/* A refused flow asks again at its first send (krc_flow_take). */
+	ask = !f->tx.epoch && !f->tx.error && !f->dead && krc_flow_want(f);
 	spin_unlock_bh(&f->lock);
 	if (ask)
 		mod_delayed_work(krc_wq, &f->ask_work, 0);
@@ -279,18 +285,22 @@ int krc_flow_take(struct krc_vqueue *vq, const struct krcore_wr *wrs, int n,
 	inc = krc_flow_peer_incarnation(vq->peer);
 	spin_lock_bh(&f->lock);
 	krc_flow_check_incarnation(f, inc);
-	if (krc_flow_first(f)) {
+	if (krc_flow_unsure(f)) {
 		/*
 		 * This node's first message to the port: its first slots
 		 * are part of connecting to it (asked for at qconnect), so
 		 * the send waits for the answer, as qconnect waits for a
-		 * handshake. Later, without a slot: EAGAIN.
+		 * handshake; likewise after a refusal, which may no longer
+		 * hold. Later, without a slot: EAGAIN.
 		 */
+		u32 seen = f->tx.answers;
+
+		krc_flow_tx_retry(&f->tx);
 		ask = krc_flow_want(f);
 		spin_unlock_bh(&f->lock);
 		if (ask)
 			mod_delayed_work(krc_wq, &f->ask_work, 0);
-		wait_event_killable_timeout(f->wq, krc_flow_answered(f),
+		wait_event_killable_timeout(f->wq, krc_flow_heard(f, seen),
 					    msecs_to_jiffies(krc_param_connect_timeout_ms));
 		ask = false;
 		spin_lock_bh(&f->lock);
@@ -358,8 +368,9 @@ long krc_flow_wait(struct krc_vqueue *vq, struct krcore_flow_wait *w)
 	mutex_unlock(&vq->lock);
 	if (!f)
 		return vq->peer && vq->port ? -ENOMEM : -ENOTCONN;
-	/* Waiting is wanting: an ASK goes if none is out. */
+	/* Waiting is wanting: an ASK goes if none is out (again if refused). */
 	spin_lock_bh(&f->lock);
+	krc_flow_tx_retry(&f->tx);
 	ask = !krc_flow_tx_credit(&f->tx) && krc_flow_want(f);
 	spin_unlock_bh(&f->lock);
 	if (ask)
@@ -414,12 +425,17 @@ static void krc_flow_on_grant(struct krc_peer *peer,
 	spin_lock_bh(&krc_flows_lock);
 	f = krc_flow_find(peer, msg->port);
 	if (f) {
+		u32 seen;
+
 		spin_lock(&f->lock);
+		seen = f->tx.answers;
 		/* From the incarnation we asked, and no other. */
 		if (msg->card.incarnation == f->incarnation)
 			ret = krc_flow_tx_grant(&f->tx, &g);
 		else
 			krc_event(KRC_EV_FLOW_STALE);
+		if (f->tx.answers != seen)
+			ret = ret ? ret : 1;
 		spin_unlock(&f->lock);
 		if (ret)
 			wake_up_all(&f->wq);

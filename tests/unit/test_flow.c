@@ -151,18 +151,34 @@ static void test_noport_and_untake(void **state)
 	assert_int_equal(krc_flow_tx_grant(&tx, &g), -ECONNREFUSED);
 	assert_int_equal(krc_flow_tx_take(&tx), -ECONNREFUSED);
 	assert_false(krc_flow_tx_ask_due(&tx, 10000, &a));
-	/* the kernel clears it when a VQ connects again; then granted */
-	tx.error = 0;
+	assert_int_equal(tx.answers, 1);
+	/* a retry asks again at once; refused again, then granted */
+	assert_true(krc_flow_tx_retry(&tx));
+	assert_false(krc_flow_tx_retry(&tx));
+	assert_true(krc_flow_tx_ask_due(&tx, 10001, &a));
+	assert_int_equal(krc_flow_tx_grant(&tx, &g), -ECONNREFUSED);
+	assert_int_equal(tx.answers, 2);
+	assert_true(krc_flow_tx_retry(&tx));
+	assert_true(krc_flow_tx_ask_due(&tx, 10002, &a));
 	g.status = KRC_FLOW_OK;
 	g.epoch = 3;
 	g.granted = 2;
 	assert_int_equal(krc_flow_tx_grant(&tx, &g), 2);
+	assert_int_equal(tx.answers, 3);
 	assert_int_equal(krc_flow_tx_take(&tx), 0);
 	krc_flow_tx_untake(&tx);
 	assert_int_equal(krc_flow_tx_credit(&tx), 2);
 	/* BUSY: the backoff runs on */
 	g.status = KRC_FLOW_BUSY;
 	assert_int_equal(krc_flow_tx_grant(&tx, &g), -EBUSY);
+	/* a port unbound while slots were lent: their credit is void */
+	g.status = KRC_FLOW_NOPORT;
+	assert_int_equal(krc_flow_tx_grant(&tx, &g), -ECONNREFUSED);
+	assert_int_equal(krc_flow_tx_credit(&tx), 0);
+	assert_true(krc_flow_tx_retry(&tx));
+	assert_int_equal(krc_flow_tx_take(&tx), -EAGAIN);
+	assert_true(krc_flow_tx_ask_due(&tx, 20000, &a));
+	assert_int_equal(a.sent, 0);
 }
 
 static void test_lost_in_flight_after_grace(void **state)
