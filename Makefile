@@ -32,9 +32,10 @@ LIB_SONAME  := libkrcore.so.0
 KRC_VERSION := $(shell sed -n 's/^\#define KRC_VERSION[[:space:]]*"\(.*\)"/\1/p' kernel/core/core.h)
 
 COMMON_SRCS := common/auth.c common/card.c common/dgram.c common/hash.c common/meta_table.c \
-	       common/proto.c common/sha256.c \
+	       common/proto.c common/rpc.c common/sha256.c \
 	       common/wr_check.c
-LIB_SRCS    := lib/vq.c lib/query.c lib/connect.c lib/dataplane.c $(COMMON_SRCS)
+LIB_SRCS    := lib/vq.c lib/query.c lib/connect.c lib/dataplane.c \
+	       lib/rpc_link.c lib/rpc_chan.c lib/rpc_srv.c $(COMMON_SRCS)
 LIB_OBJS    := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOLS       := $(BUILD)/bin/krctl
 KRCTL_SRCS  := $(wildcard tools/krctl/*.c)

@@ -7,8 +7,7 @@
 enum {
 	R_MAGIC = 0, R_VERSION = 4, R_TYPE = 5, R_FLAGS = 6, R_EPOCH = 8,
 	R_SLOT = 16, R_ZERO16 = 18, R_SEQ = 20, R_METHOD = 24, R_INLINE = 28,
-	R_TOTAL = 32, R_ADDR = 40, R_RKEY = 48, R_REPLY_RKEY = 52,
-	R_REPLY_ADDR = 56, R_REPLY_CAP = 64, R_ZERO64 = 72,
+	R_TOTAL = 32, R_ADDR = 40, R_RKEY = 48, R_ZERO32 = 52, R_REPLY_CAP = 56,
 };
 
 void krc_rpc_encode(const struct krc_rpc_hdr *h, u8 buf[KRC_RPC_HDR_SIZE])
@@ -26,8 +25,6 @@ void krc_rpc_encode(const struct krc_rpc_hdr *h, u8 buf[KRC_RPC_HDR_SIZE])
 	krc_put_le64(buf + R_TOTAL, h->total_len);
 	krc_put_le64(buf + R_ADDR, h->addr);
 	krc_put_le32(buf + R_RKEY, h->rkey);
-	krc_put_le32(buf + R_REPLY_RKEY, h->reply_rkey);
-	krc_put_le64(buf + R_REPLY_ADDR, h->reply_addr);
 	krc_put_le64(buf + R_REPLY_CAP, h->reply_cap);
 }
 
@@ -37,25 +34,47 @@ static bool krc_rpc_range_ok(u64 addr, u64 len, u32 key)
 	return key && len && len <= KRC_RPC_MAX_PAYLOAD && addr + len >= addr;
 }
 
+/* No remote range, and the payload is what came inline. */
+static bool krc_rpc_inline_only(const struct krc_rpc_hdr *h)
+{
+	return !h->addr && !h->rkey && h->total_len == h->inline_len;
+}
+
 static bool krc_rpc_call_ok(const struct krc_rpc_hdr *h)
 {
-	if ((h->flags & KRC_RPC_F_REPLY_REMOTE) &&
-	    ((h->flags & KRC_RPC_F_ONEWAY) ||
-	     !krc_rpc_range_ok(h->reply_addr, h->reply_cap, h->reply_rkey)))
+	u16 big = h->flags & (KRC_RPC_F_LARGE | KRC_RPC_F_WRITTEN);
+
+	if (h->flags & KRC_RPC_F_REMOTE || h->addr || h->rkey ||
+	    h->reply_cap > KRC_RPC_MAX_PAYLOAD)
 		return false;
-	return true;
+	if (h->flags & KRC_RPC_F_ONEWAY)
+		return !big && !h->reply_cap && h->total_len == h->inline_len;
+	if (!big)
+		return h->total_len == h->inline_len;
+	/* LARGE or WRITTEN, not both: nothing inline, a length to move */
+	return big != (KRC_RPC_F_LARGE | KRC_RPC_F_WRITTEN) &&
+	       !h->inline_len && h->total_len;
 }
 
 static bool krc_rpc_reply_ok(const struct krc_rpc_hdr *h)
 {
-	if (h->flags & (KRC_RPC_F_ONEWAY | KRC_RPC_F_REMOTE))
+	if (h->flags & ~KRC_RPC_F_REMOTE || h->reply_cap ||
+	    h->method > KRC_RPC_MAX_STATUS)
 		return false;
-	if (h->method > KRC_RPC_MAX_STATUS)
+	if (h->flags & KRC_RPC_F_REMOTE)
+		return !h->method && !h->inline_len &&
+		       krc_rpc_range_ok(h->addr, h->total_len, h->rkey);
+	return krc_rpc_inline_only(h);
+}
+
+static bool krc_rpc_grant_ok(const struct krc_rpc_hdr *h)
+{
+	if (h->flags || h->inline_len || h->reply_cap ||
+	    h->method > KRC_RPC_MAX_STATUS)
 		return false;
-	/* written into the caller's buffer: nothing inline, no key back */
-	if (h->flags & KRC_RPC_F_REPLY_REMOTE)
-		return !h->inline_len;
-	return true;
+	if (h->method)		/* refused: nothing else */
+		return !h->addr && !h->rkey && !h->total_len;
+	return krc_rpc_range_ok(h->addr, h->total_len, h->rkey);
 }
 
 int krc_rpc_decode(const u8 *buf, size_t len, struct krc_rpc_hdr *h)
@@ -66,7 +85,7 @@ int krc_rpc_decode(const u8 *buf, size_t len, struct krc_rpc_hdr *h)
 		return -EBADMSG;
 	if (buf[R_VERSION] != KRC_RPC_VERSION)
 		return -EPROTO;
-	if (krc_get_le16(buf + R_ZERO16) || krc_get_le64(buf + R_ZERO64))
+	if (krc_get_le16(buf + R_ZERO16) || krc_get_le32(buf + R_ZERO32))
 		return -EBADMSG;
 	memset(h, 0, sizeof(*h));
 	h->type = buf[R_TYPE];
@@ -79,8 +98,6 @@ int krc_rpc_decode(const u8 *buf, size_t len, struct krc_rpc_hdr *h)
 	h->total_len = krc_get_le64(buf + R_TOTAL);
 	h->addr = krc_get_le64(buf + R_ADDR);
 	h->rkey = krc_get_le32(buf + R_RKEY);
-	h->reply_rkey = krc_get_le32(buf + R_REPLY_RKEY);
-	h->reply_addr = krc_get_le64(buf + R_REPLY_ADDR);
 	h->reply_cap = krc_get_le64(buf + R_REPLY_CAP);
 
 	if (h->flags & ~KRC_RPC_F_ALL || !h->epoch || !h->seq ||
@@ -89,25 +106,18 @@ int krc_rpc_decode(const u8 *buf, size_t len, struct krc_rpc_hdr *h)
 	if (h->inline_len != len - KRC_RPC_HDR_SIZE ||
 	    h->total_len > KRC_RPC_MAX_PAYLOAD)
 		return -EBADMSG;
-	if (h->flags & KRC_RPC_F_REMOTE) {
-		if (h->inline_len || !krc_rpc_range_ok(h->addr, h->total_len, h->rkey))
-			return -EBADMSG;
-	} else if (h->addr || h->rkey ||
-		   (!(h->flags & KRC_RPC_F_REPLY_REMOTE) &&
-		    h->total_len != h->inline_len)) {
-		return -EBADMSG;
-	}
-	if (!(h->flags & KRC_RPC_F_REPLY_REMOTE) || h->type != KRC_RPC_CALL) {
-		if (h->reply_rkey || h->reply_addr || h->reply_cap)
-			return -EBADMSG;
-	}
 	switch (h->type) {
 	case KRC_RPC_CALL:
 		return krc_rpc_call_ok(h) ? 0 : -EBADMSG;
 	case KRC_RPC_REPLY:
 		return krc_rpc_reply_ok(h) ? 0 : -EBADMSG;
+	case KRC_RPC_GRANT:
+		return krc_rpc_grant_ok(h) ? 0 : -EBADMSG;
 	case KRC_RPC_CANCEL:
-		return h->flags || h->method || h->total_len ? -EBADMSG : 0;
+	case KRC_RPC_ACK:
+		return h->flags || h->method || h->inline_len ||
+		       h->total_len || h->addr || h->rkey || h->reply_cap ?
+		       -EBADMSG : 0;
 	default:
 		return -EBADMSG;
 	}

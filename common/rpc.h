@@ -7,25 +7,34 @@
  * A caller is a session: its node and bound port (both written by the
  * kernels, not by the caller: struct krcore_msg's src_gid and src_port)
  * and a random epoch it draws when it starts, so that a process reusing
- * the port is a new session. A session has up to KRC_RPC_MAX_SLOTS calls
- * outstanding, one per slot; each call of a slot has the next sequence
- * number. A call sent again (after a transport error, a timeout) keeps
- * its slot and number, so the server tells it from a new one: it runs a
- * new number, sends the kept reply again for the number it last ran, and
- * ignores older ones.
+ * the port is a new session. The epoch is known only to the caller and
+ * the server process (messages reach only the process that bound the
+ * port), and every reply carries it back: a reply from anyone else is
+ * not taken. A session has up to KRC_RPC_MAX_SLOTS calls outstanding,
+ * one per slot; each call of a slot has the next sequence number. A call
+ * sent again (after a transport error, a timeout) keeps its slot and
+ * number, so the server tells it from a new one: it runs a new number,
+ * sends the kept reply again for the number it last ran, and ignores
+ * older ones.
  *
- * The header, 80 bytes, little-endian:
+ * Payloads that do not fit in one message move by one-sided transfers
+ * that the caller makes, into or out of memory the server granted for
+ * that one call (the server never reads or writes the caller's memory,
+ * so a caller cannot make the server's connections fail):
+ *   CALL+LARGE(total_len)  -> GRANT(addr, rkey, total_len): write here
+ *   caller WRITEs it, then CALL+WRITTEN (same slot and number)
+ *   REPLY+REMOTE(addr, rkey, total_len) -> the caller READs it, then
+ *   ACK: the server frees the reply's memory.
+ *
+ * The header, 64 bytes, little-endian:
  *   0  u32 magic (KRC_RPC_MAGIC)   4 u8 version   5 u8 type   6 u16 flags
  *   8  u64 epoch                  16 u16 slot    18 u16 zero  20 u32 seq
- *  24  u32 method (CALL) or status (REPLY: 0 or a positive errno)
+ *  24  u32 method (CALL) or status (REPLY, GRANT: 0 or a positive errno)
  *  28  u32 inline_len: payload bytes after the header in this message
  *  32  u64 total_len: the whole payload
- *  40  u64 addr     48 u32 rkey: with KRC_RPC_F_REMOTE, the payload is
- *                   read from there (the sender's registered memory)
- *  52  u32 reply_rkey   56 u64 reply_addr   64 u64 reply_cap: with
- *                   KRC_RPC_F_REPLY_REMOTE, a CALL offers this buffer for
- *                   its reply, and a REPLY says it was written there
- *  72  u64 zero
+ *  40  u64 addr     48 u32 rkey: GRANT, REPLY+REMOTE: the server's memory
+ *  52  u32 zero
+ *  56  u64 reply_cap: CALL: the largest reply the caller takes
  */
 #ifndef KRC_COMMON_RPC_H
 #define KRC_COMMON_RPC_H
@@ -33,8 +42,8 @@
 #include "compat.h"
 
 #define KRC_RPC_MAGIC		0x3150524bU	/* "KRP1" */
-#define KRC_RPC_VERSION		1
-#define KRC_RPC_HDR_SIZE	80
+#define KRC_RPC_VERSION		2
+#define KRC_RPC_HDR_SIZE	64
 #define KRC_RPC_MAX_SLOTS	256
 #define KRC_RPC_MAX_PAYLOAD	0x40000000ULL	/* 1 GiB */
 #define KRC_RPC_MAX_STATUS	4095
@@ -43,13 +52,16 @@ enum krc_rpc_type {
 	KRC_RPC_CALL	= 1,
 	KRC_RPC_REPLY	= 2,
 	KRC_RPC_CANCEL	= 3,	/* the caller gave up: no reply wanted */
+	KRC_RPC_GRANT	= 4,	/* server: write the call's payload here */
+	KRC_RPC_ACK	= 5,	/* caller: the remote reply was read */
 };
 
 enum krc_rpc_flags {
 	KRC_RPC_F_ONEWAY	= 1 << 0,	/* CALL: no reply */
-	KRC_RPC_F_REMOTE	= 1 << 1,	/* payload at addr/rkey */
-	KRC_RPC_F_REPLY_REMOTE	= 1 << 2,	/* reply buffer offered/used */
-	KRC_RPC_F_ALL		= 0x7,
+	KRC_RPC_F_LARGE		= 1 << 1,	/* CALL: grant me total_len */
+	KRC_RPC_F_WRITTEN	= 1 << 2,	/* CALL: written into the grant */
+	KRC_RPC_F_REMOTE	= 1 << 3,	/* REPLY: READ it at addr/rkey */
+	KRC_RPC_F_ALL		= 0xf,
 };
 
 struct krc_rpc_hdr {
@@ -63,8 +75,6 @@ struct krc_rpc_hdr {
 	u64 total_len;
 	u64 addr;
 	u32 rkey;
-	u32 reply_rkey;
-	u64 reply_addr;
 	u64 reply_cap;
 };
 
@@ -75,8 +85,9 @@ void krc_rpc_encode(const struct krc_rpc_hdr *h, u8 buf[KRC_RPC_HDR_SIZE]);
  * version) or -EBADMSG: short, bad magic, type or flags, a flag the type
  * does not take, a reserved field set, no epoch or sequence, a slot out
  * of range, inline_len not the rest of the message, a payload over
- * KRC_RPC_MAX_PAYLOAD, a remote range that wraps or has no key, a
- * status out of range, a cancel with anything but its identity.
+ * KRC_RPC_MAX_PAYLOAD, a remote range that wraps or has no key, a field
+ * the type does not use set, a status out of range, a cancel or ack
+ * with anything but its identity.
  */
 int krc_rpc_decode(const u8 *buf, size_t len, struct krc_rpc_hdr *h);
 

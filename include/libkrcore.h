@@ -166,6 +166,138 @@ uint32_t krc_msgs_dropped(const struct krc_vq *vq);
  */
 int krc_qflow_wait(struct krc_vq *vq, int timeout_ms);
 
+/*
+ * RPC (docs/rpc.md), over the flow-controlled messages above: nothing is
+ * dropped, a call runs at most once however often it is sent again (a
+ * lost message, a connection recovered or moved from the datagram path
+ * to RC), requests and replies of any size up to 1 GiB (up to
+ * KRC_RPC_INLINE bytes inside one message, larger ones by one RDMA WRITE
+ * or READ of memory the server granted for that call).
+ *
+ * A server binds a port; krc_srv_next gives the next request (any number
+ * of threads may call it, and reply from any thread), krc_srv_reply
+ * answers it and frees it. A caller opens a channel to (node, port): a VQ
+ * of its own, bound to a free port for the replies; krc_call makes a call
+ * and waits, krc_call_start starts one whose completion krc_chan_poll
+ * returns (up to KRC_CALLS_MAX outstanding per channel), krc_call_cancel
+ * gives one up. Channels and servers are thread-safe. Their fds work with
+ * poll/epoll (POLLIN: call krc_chan_poll / krc_srv_next; timers of the
+ * channel's retransmissions are inside).
+ */
+#define KRC_RPC_INLINE	4016
+#define KRC_CALLS_MAX	256
+
+struct krc_srv;
+struct krc_chan;
+
+/* A request as the server gets it. */
+struct krc_req {
+	uint32_t method;
+	uint32_t oneway;	/* no reply wanted (krc_srv_reply only frees) */
+	void *data;		/* the request, until krc_srv_reply */
+	size_t len;
+	size_t reply_cap;	/* the largest reply the caller takes */
+	uint8_t src_gid[16];	/* the caller (written by the kernels) */
+	uint16_t src_port;
+};
+
+struct krc_srv_opts {
+	unsigned int sessions;	/* callers remembered (0: 256) */
+	size_t max_req;		/* largest request (0: 1 GiB) */
+	size_t grant_bytes;	/* granted memory at once (0: 256 MiB) */
+};
+
+/* Serve @port of this node (@opts NULL: the defaults). */
+int krc_srv_open(struct krc_srv **srvp, uint16_t port,
+		 const struct krc_srv_opts *opts);
+void krc_srv_close(struct krc_srv *srv);
+int krc_srv_fd(const struct krc_srv *srv);
+/* The next request (1), none within @timeout_ms (0), or -errno. */
+int krc_srv_next(struct krc_srv *srv, struct krc_req **reqp, int timeout_ms);
+/*
+ * A buffer of @len bytes for the reply of @req, registered: a reply built
+ * in it goes without a copy (pass it to krc_srv_reply). NULL: no memory.
+ */
+void *krc_srv_reply_buf(struct krc_srv *srv, struct krc_req *req, size_t len);
+/*
+ * Answer @req with @status (0, or a positive errno the caller gets as
+ * -status) and @len bytes of @data (at most req->reply_cap, else the
+ * caller gets -EMSGSIZE), and free @req. 0 or -errno (the reply could not
+ * go: the caller sends the call again and gets the kept answer).
+ */
+int krc_srv_reply(struct krc_srv *srv, struct krc_req *req, int status,
+		  const void *data, size_t len);
+
+/* Open a channel to @port of node @addr (IPv4 or GID text). */
+int krc_chan_open(struct krc_chan **chp, const char *addr, uint16_t port,
+		  int timeout_ms);
+void krc_chan_close(struct krc_chan *ch);
+int krc_chan_fd(const struct krc_chan *ch);
+
+struct krc_call_args {
+	uint32_t method;
+	const void *req;
+	size_t req_len;
+	void *reply;
+	size_t reply_cap;
+	/* optional: registrations that hold req / reply (no per-call one) */
+	const struct krc_mr *req_mr;
+	const struct krc_mr *reply_mr;
+	int timeout_ms;		/* -1: no limit */
+	uint64_t user;		/* given back in the completion */
+};
+
+struct krc_call_done {
+	uint64_t id;
+	uint64_t user;
+	int64_t result;		/* the reply's bytes, or -errno */
+};
+
+/*
+ * Call and wait: the reply's length, or -errno: -ETIMEDOUT, -ECONNREFUSED
+ * (no server on the port), -EMSGSIZE (the reply did not fit), -status
+ * from the server...
+ */
+int64_t krc_call(struct krc_chan *ch, uint32_t method, const void *req,
+		 size_t req_len, void *reply, size_t reply_cap, int timeout_ms);
+/* Start a call: 0 and its *id; -EAGAIN with KRC_CALLS_MAX outstanding. */
+int krc_call_start(struct krc_chan *ch, const struct krc_call_args *a,
+		   uint64_t *id);
+/* Completed calls (up to @max), waiting up to @timeout_ms for one. */
+int krc_chan_poll(struct krc_chan *ch, struct krc_call_done *done,
+		  unsigned int max, int timeout_ms);
+/*
+ * Give call @id up: it completes with -ECANCELED (krc_chan_poll) unless
+ * it completed already (-ENOENT). The server may have run it (once), or
+ * still run it; its reply is not taken. Its buffers are the caller's
+ * again when this returns.
+ */
+int krc_call_cancel(struct krc_chan *ch, uint64_t id);
+/* A call without a reply, of up to KRC_RPC_INLINE bytes. */
+int krc_send(struct krc_chan *ch, uint32_t method, const void *data,
+	     size_t len);
+
+/* What a channel and a server did (counts since they were opened). */
+struct krc_chan_stats {
+	uint64_t calls;		/* started (one-way sends included) */
+	uint64_t resent;	/* calls sent again, unanswered for their rto */
+	uint64_t stale;		/* answers not taken: late, or not ours */
+	uint64_t queued;	/* messages that waited for the server's credit */
+};
+
+struct krc_srv_stats {
+	uint64_t run;		/* requests handed out */
+	uint64_t dup_running;	/* a call sent again while it ran: ignored */
+	uint64_t dup_done;	/* ... after it ran: its kept reply again */
+	uint64_t old;		/* an older call of a slot: ignored */
+	uint64_t refused;	/* answered with an error, not run */
+	uint64_t bad;		/* not a well-formed message */
+	uint64_t grants;	/* memory granted for large requests */
+};
+
+void krc_chan_stats(struct krc_chan *ch, struct krc_chan_stats *st);
+void krc_srv_stats(struct krc_srv *srv, struct krc_srv_stats *st);
+
 /* A completion status as text. */
 const char *krc_wc_status_str(uint32_t status);
 
