@@ -48,7 +48,9 @@ KVS_BACKENDS := bench/kvs_krcore.c bench/kvs_verbs.c
 KVS_OBJS    := $(BUILD)/obj/common/kvs.o
 BENCH_SRCS  := $(filter-out $(KVS_BACKENDS),$(wildcard bench/*.c))
 BENCH_BINS  := $(BENCH_SRCS:bench/%.c=$(BUILD)/bin/%)
-EXAMPLES    := $(BUILD)/bin/krc_example $(BUILD)/bin/readme_read8
+RPC_EXAMPLES := $(BUILD)/bin/krc_rpc_echo $(BUILD)/bin/krc_rpc_counter \
+		$(BUILD)/bin/krc_rpc_once
+EXAMPLES    := $(BUILD)/bin/krc_example $(BUILD)/bin/readme_read8 $(RPC_EXAMPLES)
 PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
@@ -293,6 +295,11 @@ clean:
 $(BUILD)/bin/krc_example: examples/krc_example.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a
+
+# The RPC examples (t_rpc_examples runs them), built the same way.
+$(RPC_EXAMPLES): $(BUILD)/bin/%: examples/%.c $(BUILD)/lib/libkrcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -lpthread
 
 # The README's program, taken from README.md as a reader would copy it
 # (t_two_nodes runs it): the entry point's example cannot rot.

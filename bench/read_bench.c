@@ -237,7 +237,7 @@ static int verbs_send(struct verbs *v, struct ibv_qp *qp)
 	return ibv_post_send(qp, &wr, &bad) ? -1 : 0;
 }
 
-static int krc_send(struct krc_vq *vq, const struct krc_mr *mr, void *buf)
+static int rb_send(struct krc_vq *vq, const struct krc_mr *mr, void *buf)
 {
 	struct krcore_wr wr = {
 		.wr_id = 1, .opcode = KRCORE_WR_SEND,
@@ -295,7 +295,7 @@ static int serve_echo(struct verbs *v, struct ibv_qp *qp, struct krc_vq *rx,
 				}
 			}
 			krc_qmsg_done(rx);
-			if (krc_send(tx, mr, v->buf)) {
+			if (rb_send(tx, mr, v->buf)) {
 				fprintf(stderr, "read_bench: echo: %s\n",
 					krc_errmsg());
 				return 1;
@@ -573,7 +573,7 @@ static void run_rtt(struct side *s, int method, int iters, double *lat)
 	for (i = 0; i < iters; i++) {
 		t0 = now_us();
 		if (method == M_VERBS ? verbs_send(s->v, s->qp) :
-					krc_send(s->mvq, &s->kmr, s->kbuf)) {
+					rb_send(s->mvq, &s->kmr, s->kbuf)) {
 			fprintf(stderr, "read_bench: send failed\n");
 			exit(1);
 		}

@@ -8,6 +8,7 @@ enum {
 	R_MAGIC = 0, R_VERSION = 4, R_TYPE = 5, R_FLAGS = 6, R_EPOCH = 8,
 	R_SLOT = 16, R_ZERO16 = 18, R_SEQ = 20, R_METHOD = 24, R_INLINE = 28,
 	R_TOTAL = 32, R_ADDR = 40, R_RKEY = 48, R_ZERO32 = 52, R_REPLY_CAP = 56,
+	R_INSTANCE = 64,
 };
 
 void krc_rpc_encode(const struct krc_rpc_hdr *h, u8 buf[KRC_RPC_HDR_SIZE])
@@ -26,6 +27,7 @@ void krc_rpc_encode(const struct krc_rpc_hdr *h, u8 buf[KRC_RPC_HDR_SIZE])
 	krc_put_le64(buf + R_ADDR, h->addr);
 	krc_put_le32(buf + R_RKEY, h->rkey);
 	krc_put_le64(buf + R_REPLY_CAP, h->reply_cap);
+	krc_put_le64(buf + R_INSTANCE, h->instance);
 }
 
 /* [addr, addr + len) with a key, not wrapping, within the payload limit */
@@ -99,6 +101,7 @@ int krc_rpc_decode(const u8 *buf, size_t len, struct krc_rpc_hdr *h)
 	h->addr = krc_get_le64(buf + R_ADDR);
 	h->rkey = krc_get_le32(buf + R_RKEY);
 	h->reply_cap = krc_get_le64(buf + R_REPLY_CAP);
+	h->instance = krc_get_le64(buf + R_INSTANCE);
 
 	if (h->flags & ~KRC_RPC_F_ALL || !h->epoch || !h->seq ||
 	    h->slot >= KRC_RPC_MAX_SLOTS)
@@ -110,9 +113,9 @@ int krc_rpc_decode(const u8 *buf, size_t len, struct krc_rpc_hdr *h)
 	case KRC_RPC_CALL:
 		return krc_rpc_call_ok(h) ? 0 : -EBADMSG;
 	case KRC_RPC_REPLY:
-		return krc_rpc_reply_ok(h) ? 0 : -EBADMSG;
+		return h->instance && krc_rpc_reply_ok(h) ? 0 : -EBADMSG;
 	case KRC_RPC_GRANT:
-		return krc_rpc_grant_ok(h) ? 0 : -EBADMSG;
+		return h->instance && krc_rpc_grant_ok(h) ? 0 : -EBADMSG;
 	case KRC_RPC_CANCEL:
 	case KRC_RPC_ACK:
 		return h->flags || h->method || h->inline_len ||

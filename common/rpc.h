@@ -26,7 +26,7 @@
  *   REPLY+REMOTE(addr, rkey, total_len) -> the caller READs it, then
  *   ACK: the server frees the reply's memory.
  *
- * The header, 64 bytes, little-endian:
+ * The header, 72 bytes, little-endian:
  *   0  u32 magic (KRC_RPC_MAGIC)   4 u8 version   5 u8 type   6 u16 flags
  *   8  u64 epoch                  16 u16 slot    18 u16 zero  20 u32 seq
  *  24  u32 method (CALL) or status (REPLY, GRANT: 0 or a positive errno)
@@ -35,6 +35,11 @@
  *  40  u64 addr     48 u32 rkey: GRANT, REPLY+REMOTE: the server's memory
  *  52  u32 zero
  *  56  u64 reply_cap: CALL: the largest reply the caller takes
+ *  64  u64 instance: the server's (random, drawn when it opens): in its
+ *      GRANT and REPLY messages; a caller's messages carry the one it learnt
+ *      (0 before its first answer), and a server that is not that one
+ *      runs nothing and answers ECONNRESET: a call sent again after its
+ *      server went away never runs on the port's next server.
  */
 #ifndef KRC_COMMON_RPC_H
 #define KRC_COMMON_RPC_H
@@ -43,7 +48,7 @@
 
 #define KRC_RPC_MAGIC		0x3150524bU	/* "KRP1" */
 #define KRC_RPC_VERSION		2
-#define KRC_RPC_HDR_SIZE	64
+#define KRC_RPC_HDR_SIZE	72
 #define KRC_RPC_MAX_SLOTS	256
 #define KRC_RPC_MAX_PAYLOAD	0x40000000ULL	/* 1 GiB */
 #define KRC_RPC_MAX_STATUS	4095
@@ -76,6 +81,7 @@ struct krc_rpc_hdr {
 	u64 addr;
 	u32 rkey;
 	u64 reply_cap;
+	u64 instance;
 };
 
 void krc_rpc_encode(const struct krc_rpc_hdr *h, u8 buf[KRC_RPC_HDR_SIZE]);

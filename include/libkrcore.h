@@ -184,7 +184,7 @@ int krc_qflow_wait(struct krc_vq *vq, int timeout_ms);
  * poll/epoll (POLLIN: call krc_chan_poll / krc_srv_next; timers of the
  * channel's retransmissions are inside).
  */
-#define KRC_RPC_INLINE	4016
+#define KRC_RPC_INLINE	4008
 #define KRC_CALLS_MAX	256
 
 struct krc_srv;
@@ -203,7 +203,7 @@ struct krc_req {
 
 struct krc_srv_opts {
 	unsigned int sessions;	/* callers remembered (0: 256) */
-	size_t max_req;		/* largest request (0: 1 GiB) */
+	size_t max_req;		/* largest request, inline ones too (0: 1 GiB) */
 	size_t grant_bytes;	/* granted memory at once (0: 256 MiB) */
 };
 
@@ -212,18 +212,24 @@ int krc_srv_open(struct krc_srv **srvp, uint16_t port,
 		 const struct krc_srv_opts *opts);
 void krc_srv_close(struct krc_srv *srv);
 int krc_srv_fd(const struct krc_srv *srv);
-/* The next request (1), none within @timeout_ms (0), or -errno. */
+/*
+ * The next request (1), none within @timeout_ms (0; -1: no limit), or
+ * -EINTR (a signal came while it waited).
+ */
 int krc_srv_next(struct krc_srv *srv, struct krc_req **reqp, int timeout_ms);
 /*
- * A buffer of @len bytes for the reply of @req, registered: a reply built
- * in it goes without a copy (pass it to krc_srv_reply). NULL: no memory.
+ * A buffer of @len bytes for the reply of @req: a large reply built in it
+ * is registered in place and read by the caller from there, without a
+ * copy (pass it to krc_srv_reply). Freed with @req. NULL: no memory.
  */
 void *krc_srv_reply_buf(struct krc_srv *srv, struct krc_req *req, size_t len);
 /*
  * Answer @req with @status (0, or a positive errno the caller gets as
  * -status) and @len bytes of @data (at most req->reply_cap, else the
- * caller gets -EMSGSIZE), and free @req. 0 or -errno (the reply could not
- * go: the caller sends the call again and gets the kept answer).
+ * caller gets -EMSGSIZE), and free @req. 0, -EINVAL (a status out of
+ * range, data NULL with a length: nothing sent, @req still yours), or
+ * another -errno: the reply could not go now (the caller sends the call
+ * again and gets the kept answer; if it could not be kept, ENOMEM or EIO).
  */
 int krc_srv_reply(struct krc_srv *srv, struct krc_req *req, int status,
 		  const void *data, size_t len);
@@ -243,7 +249,7 @@ struct krc_call_args {
 	/* optional: registrations that hold req / reply (no per-call one) */
 	const struct krc_mr *req_mr;
 	const struct krc_mr *reply_mr;
-	int timeout_ms;		/* -1: no limit */
+	int timeout_ms;		/* > 0, or -1: no limit */
 	uint64_t user;		/* given back in the completion */
 };
 
@@ -263,7 +269,10 @@ int64_t krc_call(struct krc_chan *ch, uint32_t method, const void *req,
 /* Start a call: 0 and its *id; -EAGAIN with KRC_CALLS_MAX outstanding. */
 int krc_call_start(struct krc_chan *ch, const struct krc_call_args *a,
 		   uint64_t *id);
-/* Completed calls (up to @max), waiting up to @timeout_ms for one. */
+/*
+ * Completed calls (up to @max), waiting up to @timeout_ms for one (0: not
+ * at all, -1: no limit): how many, or -EINTR (a signal, none completed).
+ */
 int krc_chan_poll(struct krc_chan *ch, struct krc_call_done *done,
 		  unsigned int max, int timeout_ms);
 /*
@@ -273,7 +282,11 @@ int krc_chan_poll(struct krc_chan *ch, struct krc_call_done *done,
  * again when this returns.
  */
 int krc_call_cancel(struct krc_chan *ch, uint64_t id);
-/* A call without a reply, of up to KRC_RPC_INLINE bytes. */
+/*
+ * A call without a reply, of up to KRC_RPC_INLINE bytes: posted, or
+ * queued until the server lends a slot (krc_chan_close waits up to 2 s
+ * for what is queued; krc_call after it makes sure it went).
+ */
 int krc_send(struct krc_chan *ch, uint32_t method, const void *data,
 	     size_t len);
 
@@ -283,6 +296,7 @@ struct krc_chan_stats {
 	uint64_t resent;	/* calls sent again, unanswered for their rto */
 	uint64_t stale;		/* answers not taken: late, or not ours */
 	uint64_t queued;	/* messages that waited for the server's credit */
+	uint64_t reconnects;	/* new sessions after the server went away */
 };
 
 struct krc_srv_stats {

@@ -16,6 +16,7 @@
  * registrations are dropped first, which waits for a transfer in flight.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 #define KRCL_RTO_MAX_MS		1000
 #define KRCL_RESEND_MS		60000
 #define KRCL_WR_RETRIES		3
+#define KRCL_CLOSE_MS		2000
 
 enum krcl_call_state {
 	KRCL_SENT,	/* CALL (or CALL+LARGE) out, waiting */
@@ -54,6 +56,7 @@ struct krcl_call {
 	uint32_t seq;
 	enum krcl_call_state state;
 	bool large, sync;
+	bool inflight;			/* its WRITE or READ not completed */
 	uint64_t raddr;			/* grant or remote reply */
 	uint32_t rkey;
 	uint64_t rlen;
@@ -69,7 +72,10 @@ struct krc_chan {
 	struct krcl_link link;
 	uint8_t gid[16];
 	uint16_t port, myport;
+	unsigned int timeout_ms;	/* of a connect */
 	uint64_t epoch;
+	uint64_t instance;		/* the server's, from its first answer */
+	int reset;			/* the server went away: its error */
 	int efd, tfd;
 	bool wrband;
 	struct krcl_call *slot[KRC_CALLS_MAX];
@@ -80,6 +86,38 @@ struct krc_chan {
 	struct krcl_call *done_head, *done_tail;
 	struct krc_chan_stats st;
 };
+
+/*
+ * A link to the server's port (a VQ bound to a free port of this node for
+ * the replies) and a new session: a new random epoch, no instance known.
+ */
+static int krcl_chan_connect(struct krc_chan *ch)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ret;
+
+	ret = krcl_link_open(&ch->link, ch->gid, ch->port, ch->timeout_ms, 16,
+			     true, &ch->myport);
+	if (ret)
+		return ret;
+	do {
+		if (getrandom(&ch->epoch, sizeof(ch->epoch), 0) !=
+		    sizeof(ch->epoch)) {
+			krcl_link_close(&ch->link);
+			return krcl_fail(-EIO, "no random epoch");
+		}
+	} while (!ch->epoch);
+	ch->instance = 0;
+	ch->reset = 0;
+	ch->wrband = false;
+	ev.data.fd = krc_vq_fd(ch->link.vq);
+	if (epoll_ctl(ch->efd, EPOLL_CTL_ADD, ev.data.fd, &ev)) {
+		ret = krcl_fail(-errno, "epoll_ctl");
+		krcl_link_close(&ch->link);
+		return ret;
+	}
+	return 0;
+}
 
 int krc_chan_open(struct krc_chan **chp, const char *addr, uint16_t port,
 		  int timeout_ms)
@@ -95,34 +133,26 @@ int krc_chan_open(struct krc_chan **chp, const char *addr, uint16_t port,
 	ch->efd = -1;
 	ch->tfd = -1;
 	ret = krc_gid_parse(addr, ch->gid);
-	if (ret)
+	if (ret) {
+		krcl_fail(ret, "%s: not an IPv4 address or a GID", addr);
 		goto fail;
+	}
 	ch->port = port;
-	ret = krcl_link_open(&ch->link, ch->gid, port,
-			     timeout_ms < 0 ? 0 : (unsigned int)timeout_ms,
-			     64, true, &ch->myport);
-	if (ret)
-		goto fail;
-	do {
-		if (getrandom(&ch->epoch, sizeof(ch->epoch), 0) !=
-		    sizeof(ch->epoch)) {
-			ret = krcl_fail(-EIO, "no random epoch");
-			goto fail;
-		}
-	} while (!ch->epoch);
+	ch->timeout_ms = timeout_ms < 0 ? 0 : (unsigned int)timeout_ms;
 	ch->efd = epoll_create1(EPOLL_CLOEXEC);
 	ch->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (ch->efd < 0 || ch->tfd < 0) {
 		ret = krcl_fail(-errno, "no epoll or timer fd");
 		goto fail;
 	}
-	ev.data.fd = krc_vq_fd(ch->link.vq);
-	ret = epoll_ctl(ch->efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	ev.data.fd = ch->tfd;
-	if (ret || epoll_ctl(ch->efd, EPOLL_CTL_ADD, ch->tfd, &ev)) {
+	if (epoll_ctl(ch->efd, EPOLL_CTL_ADD, ch->tfd, &ev)) {
 		ret = krcl_fail(-errno, "epoll_ctl");
 		goto fail;
 	}
+	ret = krcl_chan_connect(ch);
+	if (ret)
+		goto fail;
 	for (i = 0; i < KRC_CALLS_MAX; i++)
 		ch->free[i] = (uint16_t)(KRC_CALLS_MAX - 1 - i);
 	ch->nfree = KRC_CALLS_MAX;
@@ -154,6 +184,7 @@ static void krcl_hdr(const struct krc_chan *ch, const struct krcl_call *c,
 	h->epoch = ch->epoch;
 	h->slot = c->slot;
 	h->seq = c->seq;
+	h->instance = ch->instance;
 }
 
 /* Drop what the call registered: waits for its transfer in flight. */
@@ -167,9 +198,49 @@ static void krcl_call_unreg(struct krc_chan *ch, struct krcl_call *c)
 	c->reply_mr_own = false;
 }
 
+static void krcl_on_cqe(void *arg, const struct krcore_cqe *e);
+
+struct krcl_drain {
+	struct krc_chan *ch;
+	uint64_t id;
+	bool seen;
+};
+
+static void krcl_on_cqe_drain(void *arg, const struct krcore_cqe *e)
+{
+	struct krcl_drain *d = arg;
+
+	if (e->wr_id == d->id)
+		d->seen = true;
+	else
+		krcl_on_cqe(d->ch, e);
+}
+
+/*
+ * A call ends with its WRITE or READ in flight, in memory the user
+ * registered (no registration of ours to drop, which would wait): wait
+ * for its completion, which the kernel always gives, so that the buffer
+ * is the user's again.
+ */
+static void krcl_drain(struct krc_chan *ch, struct krcl_call *c)
+{
+	struct krcl_drain d = { .ch = ch, .id = c->id };
+	struct pollfd p = { .fd = krc_vq_fd(ch->link.vq), .events = POLLIN };
+	unsigned int n;
+
+	c->inflight = false;
+	for (n = 0; !d.seen && n < 1200; n++) {
+		krcl_link_progress(&ch->link, krcl_on_cqe_drain, &d);
+		if (!d.seen)
+			poll(&p, 1, 100);
+	}
+}
+
 static void krcl_complete(struct krc_chan *ch, struct krcl_call *c,
 			  int64_t result)
 {
+	if (c->inflight && ch->link.vq)
+		krcl_drain(ch, c);
 	krcl_call_unreg(ch, c);
 	c->state = KRCL_DONE;
 	c->result = result;
@@ -228,6 +299,7 @@ static int krcl_call_rdma(struct krc_chan *ch, struct krcl_call *c)
 	wr.rkey = c->rkey;
 	c->wr_tries++;
 	ret = krc_qpush(ch->link.vq, &wr, 1);
+	c->inflight = ret == 1;
 	return ret == 1 ? 0 : ret < 0 ? ret : -EAGAIN;
 }
 
@@ -343,6 +415,17 @@ static void krcl_on_msg(struct krc_chan *ch, const struct krc_msg *m)
 		ch->st.stale++;
 		return;		/* an answer to a call given up */
 	}
+	if (h.type == KRC_RPC_REPLY && h.method == ECONNRESET &&
+	    h.instance != ch->instance) {
+		/* Our server went away; its successor ran nothing of ours. */
+		ch->reset = ECONNRESET;
+		return;
+	}
+	if (ch->instance && h.instance != ch->instance) {
+		ch->st.stale++;
+		return;		/* from a server before or after ours */
+	}
+	ch->instance = h.instance;
 	if (h.type == KRC_RPC_GRANT)
 		krcl_on_grant(ch, c, &h);
 	else if (h.type == KRC_RPC_REPLY)
@@ -369,6 +452,7 @@ static void krcl_on_cqe(void *arg, const struct krcore_cqe *e)
 
 	if (!c || (c->state != KRCL_WRITING && c->state != KRCL_READING))
 		return;
+	c->inflight = false;
 	if (e->status != KRCORE_WC_SUCCESS) {
 		/* A connection that failed and recovered: once more. */
 		ret = c->wr_tries < KRCL_WR_RETRIES ? krcl_call_rdma(ch, c) :
@@ -441,36 +525,59 @@ static void krcl_timers(struct krc_chan *ch, uint64_t now)
 	timerfd_settime(ch->tfd, 0, &its, NULL);
 }
 
+/*
+ * The server we talked to is gone (its port refused us, or its successor
+ * said so): every call fails, and the next one starts a new session on a
+ * new link.
+ */
+static void krcl_fail_all(struct krc_chan *ch)
+{
+	unsigned int i;
+
+	for (i = 0; i < KRC_CALLS_MAX; i++)
+		if (ch->slot[i])
+			krcl_complete(ch, ch->slot[i], -ch->reset);
+}
+
 /* Under the lock: everything that can move, moves. */
 static void krcl_progress(struct krc_chan *ch)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct krc_msg m;
 	uint64_t x;
-	unsigned int i;
 
 	if (read(ch->tfd, &x, sizeof(x)) < 0)
 		x = 0;		/* not expired: nothing to clear */
+	if (!ch->link.vq)
+		return;		/* reset, and no new link yet: no call either */
 	krcl_link_progress(&ch->link, krcl_on_cqe, ch);
 	while (krc_qpop_msg(ch->link.vq, &m) == 1) {
 		krcl_on_msg(ch, &m);
 		krc_qmsg_done(ch->link.vq);
 	}
-	if (ch->link.error) {
-		/* The port refused what was queued: no server there now. */
-		for (i = 0; i < KRC_CALLS_MAX; i++)
-			if (ch->slot[i] && (ch->slot[i]->state == KRCL_SENT ||
-					    ch->slot[i]->state == KRCL_WRITTEN))
-				krcl_complete(ch, ch->slot[i], ch->link.error);
-		ch->link.error = 0;
-	}
 	krcl_timers(ch, krcl_now_ms());
+	if (ch->link.error && !ch->reset)
+		ch->reset = -ch->link.error;
+	if (ch->reset)
+		krcl_fail_all(ch);
 	if (krcl_link_pending(&ch->link) != ch->wrband) {
 		ch->wrband = !ch->wrband;
 		ev.events |= ch->wrband ? EPOLLWRBAND : 0;
 		ev.data.fd = krc_vq_fd(ch->link.vq);
 		epoll_ctl(ch->efd, EPOLL_CTL_MOD, ev.data.fd, &ev);
 	}
+}
+
+/* After a reset (no call left): a new link, a new session. */
+static int krcl_chan_reconnect(struct krc_chan *ch)
+{
+	krcl_fail_all(ch);
+	if (ch->link.vq) {
+		epoll_ctl(ch->efd, EPOLL_CTL_DEL, krc_vq_fd(ch->link.vq), NULL);
+		krcl_link_close(&ch->link);
+	}
+	ch->st.reconnects++;
+	return krcl_chan_connect(ch);
 }
 
 static int krcl_start(struct krc_chan *ch, const struct krc_call_args *a,
@@ -484,8 +591,15 @@ static int krcl_start(struct krc_chan *ch, const struct krc_call_args *a,
 		return krcl_fail(-EMSGSIZE, "a payload of at most 1 GiB");
 	if ((a->req_len && !a->req) || (a->reply_cap && !a->reply))
 		return krcl_fail(-EINVAL, "a length without a buffer");
+	if (!a->timeout_ms || a->timeout_ms < -1)
+		return krcl_fail(-EINVAL, "a timeout: -1 or > 0 ms");
 	if (!ch->nfree)
 		return krcl_fail(-EAGAIN, "%d calls outstanding", KRC_CALLS_MAX);
+	if (ch->reset) {
+		ret = krcl_chan_reconnect(ch);
+		if (ret)
+			return ret;
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return krcl_fail(-ENOMEM, "out of memory");
@@ -521,6 +635,8 @@ static int krcl_start(struct krc_chan *ch, const struct krc_call_args *a,
 		ch->slot[c->slot] = NULL;
 		ch->free[ch->nfree++] = c->slot;
 		free(c);
+		if (ret == -ECONNREFUSED)
+			ch->reset = ECONNREFUSED;	/* next: a new session */
 		return ret == -ECONNREFUSED ?
 		       krcl_fail(ret, "no process serves port %u there", ch->port) :
 		       ret;
@@ -545,12 +661,13 @@ int krc_call_start(struct krc_chan *ch, const struct krc_call_args *a,
 	return ret;
 }
 
-/* Sleep until the channel's fd says something may have moved. */
-static void krcl_wait(struct krc_chan *ch, int timeout_ms)
+/* Sleep until the channel's fd says something may have moved: 0, or -1 (a signal). */
+static int krcl_wait(struct krc_chan *ch, int timeout_ms)
 {
 	struct epoll_event ev[2];
 
-	epoll_wait(ch->efd, ev, 2, timeout_ms);
+	return epoll_wait(ch->efd, ev, 2, timeout_ms) < 0 && errno == EINTR ?
+	       -1 : 0;
 }
 
 int64_t krc_call(struct krc_chan *ch, uint32_t method, const void *req,
@@ -614,8 +731,9 @@ int krc_chan_poll(struct krc_chan *ch, struct krc_call_done *done,
 		now = krcl_now_ms();
 		if (timeout_ms > 0 && now >= end)
 			return 0;
-		krcl_wait(ch, timeout_ms < 0 ? 100 :
-			  (int)(end - now < 100 ? end - now : 100));
+		if (krcl_wait(ch, timeout_ms < 0 ? 100 :
+			      (int)(end - now < 100 ? end - now : 100)))
+			return krcl_fail(-EINTR, "interrupted");
 	}
 }
 
@@ -653,6 +771,13 @@ int krc_send(struct krc_chan *ch, uint32_t method, const void *data,
 		pthread_mutex_unlock(&ch->lock);
 		return krcl_fail(-EAGAIN, "%d calls outstanding", KRC_CALLS_MAX);
 	}
+	if (ch->reset) {
+		ret = krcl_chan_reconnect(ch);
+		if (ret) {
+			pthread_mutex_unlock(&ch->lock);
+			return ret;
+		}
+	}
 	/* A slot for a moment: its number says "new" to the server. */
 	c.slot = ch->free[ch->nfree - 1];
 	c.seq = ++ch->seq[c.slot];
@@ -665,6 +790,8 @@ int krc_send(struct krc_chan *ch, uint32_t method, const void *data,
 	h.total_len = len;
 	ret = krcl_link_send(&ch->link, &h, data, len);
 	ch->st.calls += !ret;
+	if (ret == -ECONNREFUSED)
+		ch->reset = ECONNREFUSED;
 	krcl_progress(ch);
 	pthread_mutex_unlock(&ch->lock);
 	return ret == -ECONNREFUSED ?
@@ -681,16 +808,36 @@ void krc_chan_stats(struct krc_chan *ch, struct krc_chan_stats *st)
 
 void krc_chan_close(struct krc_chan *ch)
 {
+	struct krc_rpc_hdr h;
 	struct krcl_call *c;
 	unsigned int i;
+	uint64_t end;
 
 	if (!ch)
 		return;
+	/*
+	 * What the server holds for our calls goes (CANCEL), and what waits
+	 * for its credit (one-way sends) goes out first: for up to
+	 * KRCL_CLOSE_MS.
+	 */
+	for (i = 0; i < KRC_CALLS_MAX; i++)
+		if (ch->slot[i] && ch->link.vq && !ch->reset) {
+			krcl_hdr(ch, ch->slot[i], KRC_RPC_CANCEL, &h);
+			krcl_link_send(&ch->link, &h, NULL, 0);
+		}
 	for (i = 0; i < KRC_CALLS_MAX; i++)
 		if (ch->slot[i]) {
+			if (ch->slot[i]->inflight && ch->link.vq)
+				krcl_drain(ch, ch->slot[i]);
 			krcl_call_unreg(ch, ch->slot[i]);
 			free(ch->slot[i]);
 		}
+	end = krcl_now_ms() + KRCL_CLOSE_MS;
+	while (ch->link.vq && krcl_link_pending(&ch->link) &&
+	       !ch->link.error && krcl_now_ms() < end) {
+		krc_qflow_wait(ch->link.vq, 100);
+		krcl_link_progress(&ch->link, NULL, NULL);
+	}
 	while (ch->done_head) {
 		c = ch->done_head;
 		ch->done_head = c->next;

@@ -90,7 +90,10 @@ void krcl_link_close(struct krcl_link *l)
 		l->head = q->next;
 		free(q);
 	}
-	/* Closing the VQ waits for its requests and frees the registration. */
+	/*
+	 * The staging pages stay pinned by the registration (the process's)
+	 * while a SEND from them may still be in flight.
+	 */
 	krc_vq_close(l->vq);
 	if (l->stage)
 		munmap(l->stage, (size_t)l->nstage * KRCORE_MAX_SEND);

@@ -20,6 +20,7 @@
 
 /* Payload bytes that go inside one message, after the RPC header. */
 #define KRCL_RPC_INLINE	(KRCORE_MAX_SEND - KRC_RPC_HDR_SIZE)
+_Static_assert(KRCL_RPC_INLINE == KRC_RPC_INLINE, "libkrcore.h's KRC_RPC_INLINE");
 
 /* wr_id of a link's own SENDs: the staging slot, with this tag. */
 #define KRCL_WR_SEND	0x8000000000000000ULL

@@ -16,11 +16,13 @@
  * caller's memory.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "rpc_link.h"
@@ -82,6 +84,7 @@ struct krc_srv {
 	pthread_mutex_t lock;
 	struct krc_vq *vq;
 	uint16_t port;
+	uint64_t instance;
 	int efd;
 	struct krc_srv_opts o;
 	struct krc_rpc_sessions sessions;
@@ -129,6 +132,13 @@ int krc_srv_open(struct krc_srv **srvp, uint16_t port,
 	}
 	krc_rpc_sessions_init(&s->sessions, s->sess, s->o.sessions,
 			      KRCL_SRV_IDLE_MS);
+	do {
+		if (getrandom(&s->instance, sizeof(s->instance), 0) !=
+		    sizeof(s->instance)) {
+			ret = krcl_fail(-EIO, "no random instance");
+			goto fail;
+		}
+	} while (!s->instance);
 	ret = krc_vq_open(&s->vq);
 	if (ret)
 		goto fail;
@@ -137,8 +147,9 @@ int krc_srv_open(struct krc_srv **srvp, uint16_t port,
 		goto fail;
 	s->port = port;
 	s->efd = epoll_create1(EPOLL_CLOEXEC);
-	ev.data.fd = krc_vq_fd(s->vq);
-	if (s->efd < 0 || epoll_ctl(s->efd, EPOLL_CTL_ADD, ev.data.fd, &ev)) {
+	ev.data.u32 = 0;	/* the port; a link: its index + 1 */
+	if (s->efd < 0 ||
+	    epoll_ctl(s->efd, EPOLL_CTL_ADD, krc_vq_fd(s->vq), &ev)) {
 		ret = krcl_fail(-errno, "epoll");
 		goto fail;
 	}
@@ -203,6 +214,16 @@ static struct krcl_sess_ext *krcl_ext_find(struct krc_srv *s,
 	return NULL;
 }
 
+static struct krcl_peer *krcl_peer_of(struct krc_srv *s, struct krcl_link *l)
+{
+	return (struct krcl_peer *)((char *)l - offsetof(struct krcl_peer, link));
+}
+
+/*
+ * A link whose caller is gone (its port refused: that process exited, and
+ * a link once refused stays so) or whose VQ hung up: closed, and opened
+ * anew for the next caller on that port.
+ */
 static void krcl_peer_close(struct krc_srv *s, struct krcl_peer *p)
 {
 	epoll_ctl(s->efd, EPOLL_CTL_DEL, krc_vq_fd(p->link.vq), NULL);
@@ -248,8 +269,8 @@ static struct krcl_link *krcl_peer_link(struct krc_srv *s, const uint8_t gid[16]
 	lru->open = true;
 	lru->wrband = false;
 	lru->last_use = krcl_now_ms();
-	ev.data.fd = krc_vq_fd(lru->link.vq);
-	epoll_ctl(s->efd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	ev.data.u32 = (uint32_t)(lru - s->peer) + 1;
+	epoll_ctl(s->efd, EPOLL_CTL_ADD, krc_vq_fd(lru->link.vq), &ev);
 	return &lru->link;
 }
 
@@ -261,9 +282,10 @@ static int krcl_srv_send(struct krc_srv *s, const struct krc_rpc_key *key,
 	int ret;
 
 	if (!l)
-		return -ENOTCONN;
+		return krcl_fail(-ENOTCONN, "no link to the caller");
 	ret = krcl_link_send(l, h, data, len);
-	l->error = 0;	/* a caller gone: it asks again if it comes back */
+	if (l->error)
+		krcl_peer_close(s, krcl_peer_of(s, l));
 	return ret;
 }
 
@@ -280,6 +302,7 @@ static void krcl_answer(struct krc_srv *s, const struct krc_rpc_key *key,
 	h.slot = call->slot;
 	h.seq = call->seq;
 	h.method = status;
+	h.instance = s->instance;
 	if (grant) {
 		h.addr = (uintptr_t)grant->buf;
 		h.rkey = grant->mr.rkey;
@@ -307,6 +330,7 @@ static void krcl_refuse(struct krc_srv *s, struct krcl_sess_ext *e,
 	r->reply.slot = h->slot;
 	r->reply.seq = h->seq;
 	r->reply.method = status;
+	r->reply.instance = s->instance;
 	krcl_rec_free(s, e->rec[h->slot]);
 	e->rec[h->slot] = r;
 }
@@ -403,6 +427,13 @@ static void krcl_on_call(struct krc_srv *s, const struct krc_rpc_key *key,
 	struct krcl_rec *r;
 	uint32_t si;
 
+	if (h->instance && h->instance != s->instance) {
+		/* Meant for this port's server before this one: not run. */
+		s->st.refused++;
+		if (!(h->flags & KRC_RPC_F_ONEWAY))
+			krcl_answer(s, key, h, KRC_RPC_REPLY, ECONNRESET, NULL);
+		return;
+	}
 	v = krc_rpc_admit(&s->sessions, key, h, krcl_now_ms(), &si);
 	if (v == KRC_RPC_FULL) {
 		s->st.refused++;
@@ -439,6 +470,15 @@ static void krcl_on_call(struct krc_srv *s, const struct krc_rpc_key *key,
 			krcl_grant(s, e, r, h);
 			return;
 		}
+		if (h->total_len > s->o.max_req) {
+			krcl_refuse(s, e, si, h, EMSGSIZE);
+			return;
+		}
+		r = calloc(1, sizeof(*r));
+		if (!r) {
+			krcl_refuse(s, e, si, h, ENOMEM);
+			return;
+		}
 		q = krcl_sreq_new(key, si, h);
 		if (q && h->inline_len) {
 			q->buf = malloc(h->inline_len);
@@ -447,19 +487,18 @@ static void krcl_on_call(struct krc_srv *s, const struct krc_rpc_key *key,
 		}
 		if (!q || (h->inline_len && !q->buf)) {
 			if (q)
-				free(q);
+				free(q->buf);
+			free(q);
+			free(r);
 			krcl_refuse(s, e, si, h, ENOMEM);
 			return;
 		}
 		q->buf_len = h->inline_len;
 		q->pub.data = q->buf;
 		q->pub.len = h->inline_len;
-		r = calloc(1, sizeof(*r));
-		if (r) {
-			r->seq = h->seq;
-			r->state = KRCL_R_RUNNING;
-			e->rec[h->slot] = r;
-		}
+		r->seq = h->seq;
+		r->state = KRCL_R_RUNNING;
+		e->rec[h->slot] = r;
 		krcl_enqueue(s, q);
 		return;
 	case KRC_RPC_BUSY:
@@ -545,14 +584,35 @@ static void krcl_srv_progress(struct krc_srv *s)
 		if (!p->open)
 			continue;
 		krcl_link_progress(&p->link, NULL, NULL);
-		p->link.error = 0;
+		if (p->link.error) {
+			krcl_peer_close(s, p);
+			continue;
+		}
 		if (krcl_link_pending(&p->link) != p->wrband) {
 			p->wrband = !p->wrband;
 			ev.events = EPOLLIN | (p->wrband ? EPOLLWRBAND : 0);
-			ev.data.fd = krc_vq_fd(p->link.vq);
-			epoll_ctl(s->efd, EPOLL_CTL_MOD, ev.data.fd, &ev);
+			ev.data.u32 = i + 1;
+			epoll_ctl(s->efd, EPOLL_CTL_MOD, krc_vq_fd(p->link.vq),
+				  &ev);
 		}
 	}
+}
+
+/* Links whose VQ hung up (their node went away) are closed. */
+static void krcl_srv_hangups(struct krc_srv *s, const struct epoll_event *ev,
+			     int n)
+{
+	int i;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < n; i++) {
+		uint32_t k = ev[i].data.u32;
+
+		if (k && k <= KRCL_SRV_LINKS && s->peer[k - 1].open &&
+		    ev[i].events & (EPOLLHUP | EPOLLERR))
+			krcl_peer_close(s, &s->peer[k - 1]);
+	}
+	pthread_mutex_unlock(&s->lock);
 }
 
 int krc_srv_next(struct krc_srv *s, struct krc_req **reqp, int timeout_ms)
@@ -561,6 +621,7 @@ int krc_srv_next(struct krc_srv *s, struct krc_req **reqp, int timeout_ms)
 	struct epoll_event ev[4];
 	struct krcl_sreq *q;
 	uint64_t now;
+	int n;
 
 	for (;;) {
 		pthread_mutex_lock(&s->lock);
@@ -579,8 +640,11 @@ int krc_srv_next(struct krc_srv *s, struct krc_req **reqp, int timeout_ms)
 		now = krcl_now_ms();
 		if (!timeout_ms || (timeout_ms > 0 && now >= end))
 			return 0;
-		epoll_wait(s->efd, ev, 4, timeout_ms < 0 ? 100 :
-			   (int)(end - now < 100 ? end - now : 100));
+		n = epoll_wait(s->efd, ev, 4, timeout_ms < 0 ? 100 :
+			       (int)(end - now < 100 ? end - now : 100));
+		if (n < 0 && errno == EINTR)
+			return krcl_fail(-EINTR, "interrupted");
+		krcl_srv_hangups(s, ev, n);
 	}
 }
 
@@ -621,6 +685,7 @@ static int krcl_reply(struct krc_srv *s, struct krcl_sreq *q,
 	h->epoch = q->key.epoch;
 	h->slot = q->slot;
 	h->seq = q->seq;
+	h->instance = s->instance;
 	if (!status && len > q->pub.reply_cap)
 		status = EMSGSIZE;
 	h->method = (uint32_t)status;
@@ -684,6 +749,11 @@ int krc_srv_reply(struct krc_srv *s, struct krc_req *req, int status,
 			e->rec[q->slot] = NULL;
 		} else {
 			ret = krcl_reply(s, q, r, status, data, len);
+			if (ret && r->state != KRCL_R_REPLIED) {
+				/* Not kept as asked: the caller gets why. */
+				krcl_reply(s, q, r, ret == -ENOMEM ? ENOMEM : EIO,
+					   NULL, 0);
+			}
 		}
 	}
 	krcl_srv_progress(s);

@@ -196,6 +196,14 @@ struct krc_vqueue {
 	u32 rdropped;
 	struct krc_flow_in *flow_in;	/* its slots lent to senders (rlock) */
 	struct krc_flow_out *flow;	/* where its messages go (flow.c) */
+	/*
+	 * The flow's refusals when this VQ first sent (flow_sent): a VQ
+	 * that talked to a port's process is refused for good once that
+	 * process is gone, like a reset connection (a new VQ reaches the
+	 * port's next process). Under vq->lock.
+	 */
+	u32 flow_refusals;
+	bool flow_sent;
 };
 
 /* flow.c: flow control of two-sided messages (common/flow.h) */

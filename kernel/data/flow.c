@@ -16,6 +16,11 @@
  * credit per message (send.c); without one the request is refused with
  * KRCORE_R_NO_CREDIT and an ASK goes out, repeated with backoff until a
  * GRANT answers. KRCORE_IOC_FLOW_WAIT sleeps until a credit comes.
+ * A refusal (the port not bound) ends a VQ that had sent to the port:
+ * the process it talked to is gone, and a new one bound to the port must
+ * not get the rest of its conversation (an RPC caller's call sent again
+ * would run a second time); a new VQ reaches it. A VQ that has not sent
+ * yet asks again at its first send: the port may be bound since.
  *
  * Control messages go over the control UD QP, signed with the cluster
  * key (control/ctrl.c) and from a node whose card is held or verified
@@ -43,6 +48,7 @@ struct krc_flow_out {
 	u64 incarnation;		/* the peer's, when tx started */
 	struct krc_flow_tx tx;
 	bool dead;			/* the peer left */
+	u32 refusals;			/* NOPORT answers heard */
 	wait_queue_head_t wq;		/* FLOW_WAIT: a credit, or an error */
 	struct delayed_work ask_work;	/* sends (and repeats) the ASK */
 };
@@ -225,6 +231,16 @@ static bool krc_flow_unsure(struct krc_flow_out *f)
 	return !f->dead && (!f->tx.epoch || f->tx.error);
 }
 
+/*
+ * Under f->lock: was the port's process that @vq sent to refused since
+ * (it went away)? Then so is @vq, for good.
+ */
+static bool krc_flow_reset(const struct krc_vqueue *vq,
+			   const struct krc_flow_out *f)
+{
+	return vq->flow_sent && vq->flow_refusals != f->refusals;
+}
+
 /* Has an answer come (or the peer gone) since @seen answers? */
 static bool krc_flow_heard(struct krc_flow_out *f, u32 seen)
 {
@@ -269,7 +285,7 @@ int krc_flow_take(struct krc_vqueue *vq, const struct krcore_wr *wrs, int n,
 		  u32 *reason)
 {
 	struct krc_flow_out *f;
-	bool ask = false;
+	bool ask = false, took = false;
 	int i, ret = 0;
 	u64 inc;
 
@@ -285,6 +301,12 @@ int krc_flow_take(struct krc_vqueue *vq, const struct krcore_wr *wrs, int n,
 	inc = krc_flow_peer_incarnation(vq->peer);
 	spin_lock_bh(&f->lock);
 	krc_flow_check_incarnation(f, inc);
+	if (krc_flow_reset(vq, f)) {
+		spin_unlock_bh(&f->lock);
+		*reason = KRCORE_R_REFUSED;
+		krc_event(KRC_EV_FLOW_REFUSED);
+		return i;
+	}
 	if (krc_flow_unsure(f)) {
 		/*
 		 * This node's first message to the port: its first slots
@@ -311,9 +333,14 @@ int krc_flow_take(struct krc_vqueue *vq, const struct krcore_wr *wrs, int n,
 		ret = f->dead ? -ECONNRESET : krc_flow_tx_take(&f->tx);
 		if (ret)
 			break;
+		took = true;
 	}
 	if (ret == -EAGAIN && !f->tx.asking)
 		ask = true;
+	if (took && !vq->flow_sent) {
+		vq->flow_sent = true;
+		vq->flow_refusals = f->refusals;
+	}
 	spin_unlock_bh(&f->lock);
 	if (ask)
 		mod_delayed_work(krc_wq, &f->ask_work, 0);
@@ -370,6 +397,10 @@ long krc_flow_wait(struct krc_vqueue *vq, struct krcore_flow_wait *w)
 		return vq->peer && vq->port ? -ENOMEM : -ENOTCONN;
 	/* Waiting is wanting: an ASK goes if none is out (again if refused). */
 	spin_lock_bh(&f->lock);
+	if (krc_flow_reset(vq, f)) {
+		spin_unlock_bh(&f->lock);
+		return -ECONNREFUSED;
+	}
 	krc_flow_tx_retry(&f->tx);
 	ask = !krc_flow_tx_credit(&f->tx) && krc_flow_want(f);
 	spin_unlock_bh(&f->lock);
@@ -434,6 +465,8 @@ static void krc_flow_on_grant(struct krc_peer *peer,
 			ret = krc_flow_tx_grant(&f->tx, &g);
 		else
 			krc_event(KRC_EV_FLOW_STALE);
+		if (ret == -ECONNREFUSED)
+			f->refusals++;
 		if (f->tx.answers != seen)
 			ret = ret ? ret : 1;
 		spin_unlock(&f->lock);

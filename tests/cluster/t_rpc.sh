@@ -5,7 +5,7 @@
 # 9000 with 4 threads:
 #   a function-style process on node1 (never in touch with node0) makes
 #   one call and exits;
-#   requests and replies of 0, 1, 4016, 4017, 4080, 4081 B, 1 and 64 MiB,
+#   requests and replies of 0, 1, 4008, 4009, 4080, 4081 B, 1 and 64 MiB,
 #   every byte checked both ways; a reply over the caller's cap: EMSGSIZE;
 #   256 calls outstanding from one channel, a 257th refused, 4 cancelled
 #   ones complete with ECANCELED and each call exactly once;
@@ -21,7 +21,9 @@
 #   the VQ moves to RC in the middle, and the counter counts exactly 100,
 #   each caller's reply its own count (none lost, none run twice);
 #   a server killed in the middle of a call (port 9001): its caller gets
-#   ECONNREFUSED within seconds, not at its timeout.
+#   ECONNREFUSED within seconds, not at its timeout, although another
+#   server binds the port at once; its call never runs on that one, and
+#   its channel's next call reaches it (a new session).
 . "$KRC_REPO/tests/cluster/lib.sh"
 META=$(node_ip 0)
 R=$KRC_TBIN/rpc_test
@@ -45,12 +47,19 @@ if [ "$KRC_NODE" = 0 ]; then
 	wait_for 400 'grep -q "rpc_test: calling" "$D/hang.out" 2>/dev/null'
 	sleep 1
 	kill -9 $bpid
+	wait $bpid
+	# A server again on the port (its caller's channel must reach it).
+	mkdir -p "$D/c"
+	"$R" serve 9001 1 "$D/c" >"$D/c/out" 2>&1 &
+	cpid=$!
 	barrier count 300
 	barrier calls 600
 	param fault_dg_drop_every 0
 	param fault_dg_dup_every 0
 	: >"$D/a/stop"
+	: >"$D/c/stop"
 	wait $spid
+	wait $cpid
 	cat "$D/a/out"
 	st=$(cat "$D/a/srv.stats")
 	log "server: $st"
@@ -64,6 +73,10 @@ if [ "$KRC_NODE" = 0 ]; then
 	check "nothing dropped or refused at a receive ring" \
 		'eq "$(counter msg_dropped)" 0 && eq "$(counter msg_refused)" 0'
 	check "the datagrams met the faults" 'ge "$(counter dg_fault_dropped)" 1'
+	st=$(cat "$D/c/srv.stats")
+	log "next server of 9001: $st"
+	check "the call of the killed server never ran on the next one" \
+		'eq "$(kv slept "$st")" 0 && ge "$(kv run "$st")" 1'
 elif [ "$KRC_NODE" = 1 ]; then
 	barrier up
 	check "member loads" "krc_load meta_server=$META"
@@ -95,6 +108,8 @@ elif [ "$KRC_NODE" = 1 ]; then
 	ms=$(echo "$out" | sed -n 's/.*hang: result -111 after \([0-9]*\) ms.*/\1/p')
 	check "the server killed 1 s into a call: ECONNREFUSED within 6 s" \
 		'[ -n "$ms" ] && [ "$ms" -lt 6000 ]'
+	check "the same channel reaches the next server of the port" \
+		'grep -q "ok: the same channel calls the port" "$D/hang.out"'
 	barrier count 300
 	out=$("$R" clients "$META" 9000 4 50 2>&1)
 	rc=$?

@@ -3,18 +3,19 @@
  * fuzz_rpc.c - libFuzzer target for RPC headers (version 2) and the
  * server's sessions (common/rpc.c).
  *
- * The whole input is decoded as a message twice: as it is, and shaped
- * (magic, version and reserved fields made right, inline_len made the
- * rest of the message, and as the version byte says, flags, type,
- * slot, status, lengths and addresses brought to the edges of the rules,
- * so that most inputs reach the rules of the types). The decoder's
- * answer must be that of the rules of rpc.h, written out here and applied
- * to the fields read here from the bytes; a header it accepts must hold
- * the rules of its type (a REMOTE reply or a grant has a key and a range
- * that does not wrap, LARGE and WRITTEN calls carry nothing inline, a
- * oneway call wants no reply, a cancel or an ack has only its identity),
- * encode back to the same 64 bytes, and decode again, with its payload,
- * to the same fields.
+ * The whole input is decoded as a message; it also gives a header built
+ * field by field, each at the edges of its rules (0, 1, around its limit,
+ * a range that ends at 2^64, or any value), a payload, and maybe a byte
+ * the decoder checks first changed, so that short inputs reach every
+ * rule of every type. For both, the decoder's answer must be that of the
+ * rules of rpc.h, written out here and applied to the fields read here
+ * from the bytes; a header it accepts must hold the rules of its type (a
+ * REMOTE reply or a grant has a key and a range that does not wrap,
+ * LARGE and WRITTEN calls carry nothing inline, a oneway call wants no
+ * reply, a cancel or an ack has only its identity, a reply or a grant
+ * names the server's instance), encode back to the same header bytes,
+ * and decode again, with its payload, to the same fields; a built header
+ * that is accepted decodes to what it was built from.
  *
  * Then the input is read as calls, 4 bytes each: a caller (2 bits of 4,
  * on 2 or 3 session entries), a slot (3 bits), a sequence number (5
@@ -47,14 +48,6 @@ static u64 le(const u8 *p, unsigned int n)
 	return v;
 }
 
-static void put_le(u8 *p, unsigned int n, u64 v)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++, v >>= 8)
-		p[i] = (u8)v;
-}
-
 /* The header's fields, at the offsets of the comment in rpc.h. */
 static void parse(const u8 *b, struct krc_rpc_hdr *f)
 {
@@ -70,6 +63,7 @@ static void parse(const u8 *b, struct krc_rpc_hdr *f)
 	f->addr = le(b + 40, 8);
 	f->rkey = (u32)le(b + 48, 4);
 	f->reply_cap = le(b + 56, 8);
+	f->instance = le(b + 64, 8);
 }
 
 static bool same(const struct krc_rpc_hdr *a, const struct krc_rpc_hdr *b)
@@ -79,7 +73,8 @@ static bool same(const struct krc_rpc_hdr *a, const struct krc_rpc_hdr *b)
 	       a->seq == b->seq && a->method == b->method &&
 	       a->inline_len == b->inline_len &&
 	       a->total_len == b->total_len && a->addr == b->addr &&
-	       a->rkey == b->rkey && a->reply_cap == b->reply_cap;
+	       a->rkey == b->rkey && a->reply_cap == b->reply_cap &&
+	       a->instance == b->instance;
 }
 
 /* The server's memory [addr, addr + total_len): a key, ends by 2^64 - 1 */
@@ -115,15 +110,15 @@ static bool rules_ok(const struct krc_rpc_hdr *h, size_t payload)
 			return !h->inline_len && h->total_len;
 		return h->total_len == h->inline_len;
 	case KRC_RPC_REPLY:
-		if (oneway || large || written || h->reply_cap ||
-		    h->method > KRC_RPC_MAX_STATUS)
+		if (!h->instance || oneway || large || written ||
+		    h->reply_cap || h->method > KRC_RPC_MAX_STATUS)
 			return false;
 		if (remote)
 			return !h->method && !h->inline_len && range_ok(h);
 		return !h->addr && !h->rkey && h->total_len == h->inline_len;
 	case KRC_RPC_GRANT:
-		if (h->flags || h->inline_len || h->reply_cap ||
-		    h->method > KRC_RPC_MAX_STATUS)
+		if (!h->instance || h->flags || h->inline_len ||
+		    h->reply_cap || h->method > KRC_RPC_MAX_STATUS)
 			return false;
 		if (h->method)
 			return !h->addr && !h->rkey && !h->total_len;
@@ -166,6 +161,9 @@ static void check_accepted(const struct krc_rpc_hdr *h, size_t payload)
 		      h->method <= KRC_RPC_MAX_STATUS);
 	if (h->type != KRC_RPC_REPLY)
 		check(!(h->flags & KRC_RPC_F_REMOTE));
+	/* the server's answers name it */
+	if (h->type == KRC_RPC_REPLY || h->type == KRC_RPC_GRANT)
+		check(h->instance);
 	/* LARGE or WRITTEN: a call, one of them, nothing inline */
 	if (big)
 		check(h->type == KRC_RPC_CALL &&
@@ -211,54 +209,112 @@ static void check_header(const uint8_t *data, size_t size)
 	free(copy);
 }
 
-/*
- * The input as a header that passes the checks on its bytes; the version
- * byte, which it does not need, says which fields to bring to the edges.
- */
-static void check_shaped(const uint8_t *data, size_t size)
-{
-	size_t n = size < KRC_RPC_HDR_SIZE ? KRC_RPC_HDR_SIZE : size;
-	u8 *b = calloc(n, 1);
-	u8 how;
-	u64 v;
+/* The input as a stream of bytes, zeros after its end. */
+struct src {
+	const u8 *p;
+	size_t n;
+};
 
+static u8 next(struct src *s)
+{
+	if (!s->n)
+		return 0;
+	s->n--;
+	return *s->p++;
+}
+
+/* A field's value: 0, 1, around its limit @max, or @bytes of input. */
+static u64 pick(struct src *s, u64 max, unsigned int bytes)
+{
+	u64 v = 0;
+
+	switch (next(s) & 7) {
+	case 0:
+		return 0;
+	case 1:
+		return 1;
+	case 2:
+		return max - 1;
+	case 3:
+		return max;
+	case 4:
+		return max + 1;
+	default:
+		while (bytes--)
+			v = v << 8 | next(s);
+		return v;
+	}
+}
+
+/*
+ * A header built from the input, each field at the edges of its rules,
+ * so that short inputs reach every rule of every type: encoded, with the
+ * payload the input says, and decoded as above.
+ */
+static void check_built(const uint8_t *data, size_t size)
+{
+	struct src s = { data, size };
+	struct krc_rpc_hdr h, d;
+	size_t payload, len;
+	u8 *b, c;
+
+	memset(&h, 0, sizeof(h));
+	c = next(&s);				/* a type, or an unknown one */
+	h.type = c < 0xf0 ? 1 + c % KRC_RPC_ACK : c & 7;
+	c = next(&s);				/* flags, an unknown one too */
+	h.flags = c & KRC_RPC_F_ALL;
+	if (c & 0x10)
+		h.flags |= (u16)(0x10 << (c >> 5));
+	h.epoch = pick(&s, ~0ULL, 8);
+	h.slot = (u16)pick(&s, KRC_RPC_MAX_SLOTS - 1, 2);
+	h.seq = (u32)pick(&s, ~0U, 4);
+	h.method = (u32)pick(&s, KRC_RPC_MAX_STATUS, 4);
+	payload = next(&s);
+	c = next(&s);				/* the rest, or not */
+	if ((c & 7) == 5)
+		h.inline_len = (u32)payload + 1;
+	else if ((c & 7) == 6)
+		h.inline_len = (u32)payload - 1;
+	else if ((c & 7) == 7)
+		h.inline_len = (u32)pick(&s, ~0U, 4);
+	else
+		h.inline_len = (u32)payload;
+	c = next(&s);				/* all inline or not */
+	h.total_len = c & 1 ? h.inline_len : pick(&s, KRC_RPC_MAX_PAYLOAD, 8);
+	c = next(&s);				/* a range ending by 2^64 */
+	if (c & 1)
+		h.addr = ~0ULL - h.total_len + 1 - ((c >> 1) & 3);
+	else
+		h.addr = pick(&s, ~0ULL, 8);
+	h.rkey = (u32)pick(&s, ~0U, 4);
+	h.reply_cap = pick(&s, KRC_RPC_MAX_PAYLOAD, 8);
+	h.instance = pick(&s, ~0ULL, 8);
+
+	len = KRC_RPC_HDR_SIZE + payload;
+	b = calloc(len, 1);
 	check(b);
-	if (size)
-		memcpy(b, data, size);
-	how = b[4];
-	put_le(b, 4, KRC_RPC_MAGIC);
-	b[4] = KRC_RPC_VERSION;
-	put_le(b + 18, 2, 0);
-	put_le(b + 52, 4, 0);
-	put_le(b + 28, 4, n - KRC_RPC_HDR_SIZE);
-	if (how & 0x01) {			/* a known type and flags */
-		b[5] = (u8)(1 + b[5] % KRC_RPC_ACK);
-		b[6] &= KRC_RPC_F_ALL;
-		b[7] = 0;
+	krc_rpc_encode(&h, b);
+	c = next(&s);				/* the checks on the bytes */
+	switch (c & 7) {
+	case 1:					/* a reserved byte set */
+		b[18 + (c >> 3) % 2] = c | 1;
+		break;
+	case 2:
+		b[52 + (c >> 3) % 4] = c | 1;
+		break;
+	case 3:					/* another version */
+		b[4] = c >> 3;
+		break;
+	case 4:					/* a bit of the magic */
+		b[(c >> 3) % 4] ^= 1 << (c >> 5);
+		break;
+	case 5:					/* short */
+		len = (c >> 3) % KRC_RPC_HDR_SIZE;
+		break;
 	}
-	if (how & 0x02)				/* a slot, or the first out */
-		put_le(b + 16, 2, le(b + 16, 2) % (KRC_RPC_MAX_SLOTS + 1));
-	if (how & 0x04)				/* a status, or just over */
-		put_le(b + 24, 4, le(b + 24, 4) % (KRC_RPC_MAX_STATUS + 2));
-	v = le(b + 32, 8);
-	if (how & 0x08)				/* a payload, or just over */
-		v %= KRC_RPC_MAX_PAYLOAD + 2;
-	if (how & 0x10)				/* all inline */
-		v = n - KRC_RPC_HDR_SIZE;
-	put_le(b + 32, 8, v);
-	if (how & 0x20)				/* near 2^64, to wrap or not */
-		put_le(b + 40, 8, ~0ULL - le(b + 40, 8) %
-		       (2 * KRC_RPC_MAX_PAYLOAD + 2));
-	if (how & 0x40)				/* a reply capacity, or over */
-		put_le(b + 56, 8, le(b + 56, 8) % (KRC_RPC_MAX_PAYLOAD + 2));
-	if (how & 0x80) {			/* nothing but the identity */
-		put_le(b + 24, 4, 0);
-		put_le(b + 32, 8, 0);
-		put_le(b + 40, 8, 0);
-		put_le(b + 48, 4, 0);
-		put_le(b + 56, 8, 0);
-	}
-	check_header(b, n);
+	check_header(b, len);
+	if (!krc_rpc_decode(b, len, &d))
+		check(same(&h, &d));
 	free(b);
 }
 
@@ -280,7 +336,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	u32 i, nsess;
 
 	check_header(data, size);
-	check_shaped(data, size);
+	check_built(data, size);
 	if (!size)
 		return 0;
 	nsess = 2 + (data[0] & 1);

@@ -5,7 +5,7 @@
  *   rpc_test serve PORT THREADS DIR   serve until DIR/stop exists; then
  *                                     write DIR/srv.stats and exit
  *   rpc_test sizes ADDR PORT          echo and sized replies of 0, 1,
- *                                     4016, 4017, 4080, 4081 B, 1 and
+ *                                     4008, 4009, 4080, 4081 B, 1 and
  *                                     64 MiB, data checked both ways; a
  *                                     reply over the cap: -EMSGSIZE
  *   rpc_test clients ADDR PORT N CALLS  N processes, CALLS calls each,
@@ -19,7 +19,9 @@
  *                                     completes once, with its own result
  *   rpc_test hang ADDR PORT           a call the server sleeps in (kill
  *                                     the server): prints the error and
- *                                     how long after "calling" it came
+ *                                     how long after "calling" it came;
+ *                                     then calls the port's next server
+ *                                     on the same channel
  *   rpc_test once ADDR PORT           a new process's one call (prints
  *                                     the time from start to the reply)
  *   rpc_test hostile ADDR PORT N      N messages to the server's port from
@@ -48,6 +50,7 @@
 enum { M_ECHO = 1, M_COUNT = 2, M_MAKE = 3, M_SLEEP = 4, M_TOTAL = 5 };
 
 #define TAG	"rpc_test"
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define BIG	(64u << 20)
 
 static int failures;
@@ -96,7 +99,7 @@ static size_t bad_at(const uint8_t *p, size_t n, uint32_t seed)
 
 static struct krc_srv *srv;
 static const char *srv_dir;
-static uint64_t counted;
+static uint64_t counted, slept;
 static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void serve_one(struct krc_req *req)
@@ -134,6 +137,9 @@ static void serve_one(struct krc_req *req)
 			free(out);
 		break;
 	case M_SLEEP:
+		pthread_mutex_lock(&count_lock);
+		slept++;
+		pthread_mutex_unlock(&count_lock);
 		usleep((useconds_t)(arg * 1000));
 		ret = krc_srv_reply(srv, req, 0, NULL, 0);
 		break;
@@ -144,7 +150,7 @@ static void serve_one(struct krc_req *req)
 		ret = krc_srv_reply(srv, req, 0, &v, 8);
 		break;
 	default:
-		ret = krc_srv_reply(srv, req, ENOSYS, NULL, 0);
+		ret = krc_srv_reply(srv, req, EOPNOTSUPP, NULL, 0);
 	}
 	if (ret)
 		fprintf(stderr, TAG ": reply: %s\n", krc_errmsg());
@@ -204,11 +210,13 @@ static int do_serve(int port, int threads, const char *dir)
 	f = fopen(path, "w");
 	if (!f)
 		tp_die("%s", path);
-	fprintf(f, "run=%llu dup_running=%llu dup_done=%llu old=%llu refused=%llu bad=%llu grants=%llu counted=%llu\n",
+	fprintf(f, "run=%llu dup_running=%llu dup_done=%llu old=%llu ",
 		(unsigned long long)st.run, (unsigned long long)st.dup_running,
-		(unsigned long long)st.dup_done, (unsigned long long)st.old,
+		(unsigned long long)st.dup_done, (unsigned long long)st.old);
+	fprintf(f, "refused=%llu bad=%llu grants=%llu counted=%llu slept=%llu\n",
 		(unsigned long long)st.refused, (unsigned long long)st.bad,
-		(unsigned long long)st.grants, (unsigned long long)counted);
+		(unsigned long long)st.grants, (unsigned long long)counted,
+		(unsigned long long)slept);
 	fclose(f);
 	krc_srv_close(srv);
 	return 0;
@@ -238,7 +246,7 @@ static int do_sizes(const char *addr, int port)
 	int64_t r;
 	size_t n;
 
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		n = sizes[i];
 		fill(req, n, (uint32_t)i + 1);
 		memset(rep, 0xee, n + 1 < BIG ? n + 1 : BIG);
@@ -269,7 +277,7 @@ static int do_sizes(const char *addr, int port)
 	check(r == -EMSGSIZE, "a 1 MiB reply into 1 MiB - 1: -EMSGSIZE", "%lld",
 	      (long long)r);
 	r = krc_call(ch, 77, NULL, 0, NULL, 0, 30000);
-	check(r == -ENOSYS, "a status from the server comes back as -errno",
+	check(r == -EOPNOTSUPP, "a status from the server comes back as -errno",
 	      "%lld", (long long)r);
 	krc_chan_close(ch);
 	return failures ? 1 : 0;
@@ -414,6 +422,7 @@ static int do_hang(const char *addr, int port)
 {
 	struct krc_chan *ch = chan(addr, port);
 	uint64_t ms = 60000, t0;
+	uint8_t rep[16];
 	int64_t r;
 
 	printf(TAG ": calling\n");
@@ -422,8 +431,18 @@ static int do_hang(const char *addr, int port)
 	r = krc_call(ch, M_SLEEP, &ms, 8, NULL, 0, 120000);
 	printf(TAG ": hang: result %lld after %llu ms (%s)\n", (long long)r,
 	       (unsigned long long)(tp_now_ms() - t0), krc_errmsg());
+	/* A new server on the port: the same channel reaches it. */
+	t0 = tp_now_ms();
+	do {
+		r = krc_call(ch, M_ECHO, "again", 5, rep, sizeof(rep), 5000);
+		if (r != 5)
+			usleep(200000);
+	} while (r != 5 && tp_now_ms() - t0 < 60000);
+	check(r == 5 && !memcmp(rep, "again", 5),
+	      "the same channel calls the port's next server", "%lld %s",
+	      (long long)r, krc_errmsg());
 	krc_chan_close(ch);
-	return 0;
+	return failures ? 1 : 0;
 }
 
 static int do_once(const char *addr, int port, uint64_t t0)
@@ -587,6 +606,6 @@ int main(int argc, char **argv)
 		return do_hostile(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "once"))
 		return do_once(argv[2], atoi(argv[3]), t0);
-	fprintf(stderr, "usage: see the head of tests/progs/rpc_test.c\n");
+	fprintf(stderr, "usage: rpc_test serve|sizes|clients|count|async|hang|once|hostile ...\n");
 	return 2;
 }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * test_rpc.c - RPC headers, version 2 (common/rpc.h): the 64-byte wire
- * layout; every field of every type (CALL, REPLY, CANCEL, GRANT, ACK)
- * round-trips through encode and decode; each valid variant is accepted
- * (plain, oneway, LARGE and WRITTEN calls, inline and remote replies,
- * granted and refused grants, cancel, ack, and the edges of their
- * fields); each rule of the decoder refuses, with -EBADMSG (-EPROTO for
- * another version), a header that is valid but for that rule. The
+ * test_rpc.c - RPC headers, version 2 (common/rpc.h): the wire layout;
+ * every field of every type (CALL, REPLY, CANCEL, GRANT, ACK) round-trips
+ * through encode and decode; each valid variant is accepted (plain,
+ * oneway, LARGE and WRITTEN calls, inline and remote replies, granted and
+ * refused grants, cancel, ack, a caller's messages before it learnt the
+ * server's instance, and the edges of their fields); each rule of the
+ * decoder refuses, with -EBADMSG (-EPROTO for another version), a header
+ * that is valid but for that rule. The
  * server's sessions: a call runs once however often it is sent, replies
  * are sent again, older calls ignored, a session reused only once idle,
  * a full table refuses. No VM needed.
@@ -25,6 +26,7 @@
 #define EPOCH		0x1122334455667788ULL
 #define ADDR		0x00007f0000001000ULL
 #define RKEY		0x12345678U
+#define INSTANCE	0x0badc0ffee15900dULL	/* the server's */
 #define BIG		(64ULL << 20)	/* a payload moved one-sided */
 #define MAX_INLINE	4096		/* payload bytes a test sends */
 
@@ -62,6 +64,7 @@ static void hdr_equal_at(const char *file, int line,
 	_assert_int_equal(a->addr, b->addr, file, line);
 	_assert_int_equal(a->rkey, b->rkey, file, line);
 	_assert_int_equal(a->reply_cap, b->reply_cap, file, line);
+	_assert_int_equal(a->instance, b->instance, file, line);
 }
 
 /*
@@ -82,6 +85,8 @@ static void expect_at(const char *file, int line,
 			    (unsigned long long)h->total_len,
 			    (unsigned long long)h->addr, h->rkey,
 			    (unsigned long long)h->reply_cap);
+		print_error("instance %#llx\n",
+			    (unsigned long long)h->instance);
 	}
 	_assert_int_equal(rc, want, file, line);
 	if (rc)
@@ -107,7 +112,10 @@ static void expect_at(const char *file, int line,
 		expect_at(__FILE__, __LINE__, &h, -EBADMSG);		\
 	} while (0)
 
-/* A header of @type with only its identity (session, slot, number) set. */
+/*
+ * A header of @type with only its identity set: session, slot, number,
+ * and the server's instance (its own, or the one its caller learnt).
+ */
 static struct krc_rpc_hdr hdr(u8 type, u16 flags)
 {
 	struct krc_rpc_hdr h;
@@ -118,6 +126,7 @@ static struct krc_rpc_hdr hdr(u8 type, u16 flags)
 	h.epoch = EPOCH;
 	h.slot = 3;
 	h.seq = 42;
+	h.instance = INSTANCE;
 	return h;
 }
 
@@ -236,12 +245,13 @@ static void test_layout(void **state)
 		0x68, 0x67, 0x66, 0x65, 0x64, 0x63, 0x62, 0x61,
 		0x74, 0x73, 0x72, 0x71, 0x00, 0x00, 0x00, 0x00,
 		0x88, 0x87, 0x86, 0x85, 0x84, 0x83, 0x82, 0x81,
+		0x98, 0x97, 0x96, 0x95, 0x94, 0x93, 0x92, 0x91,
 	};
 	u8 buf[KRC_RPC_HDR_SIZE + 8];
 	struct krc_rpc_hdr h;
 
 	(void)state;
-	assert_int_equal(KRC_RPC_HDR_SIZE, 64);
+	assert_int_equal(KRC_RPC_HDR_SIZE, 72);
 	assert_int_equal(KRC_RPC_VERSION, 2);
 	assert_int_equal(KRC_RPC_CALL, 1);
 	assert_int_equal(KRC_RPC_REPLY, 2);
@@ -262,7 +272,8 @@ static void test_layout(void **state)
 	h.addr = 0x6162636465666768ULL;
 	h.rkey = 0x71727374;
 	h.reply_cap = 0x8182838485868788ULL;
-	/* all 64 bytes written, and nothing after them */
+	h.instance = 0x9192939495969798ULL;
+	/* the whole header written, and nothing after it */
 	memset(buf, 0xee, sizeof(buf));
 	krc_rpc_encode(&h, buf);
 	assert_memory_equal(buf, want, KRC_RPC_HDR_SIZE);
@@ -284,11 +295,18 @@ static void test_roundtrip(void **state)
 		h.epoch = ~0ULL;
 		h.slot = KRC_RPC_MAX_SLOTS - 1;
 		h.seq = ~0U;
+		h.instance = ~0ULL;
 		expect_ok(&h);
 		h.epoch = 1;
 		h.slot = 0;
 		h.seq = 1;
+		h.instance = 1;
 		expect_ok(&h);
+		/* a caller that has not learnt the server's instance yet */
+		if (h.type != KRC_RPC_REPLY && h.type != KRC_RPC_GRANT) {
+			h.instance = 0;
+			expect_ok(&h);
+		}
 	}
 
 	/* CALL: any method, the largest reply, a full inline payload */
@@ -407,7 +425,7 @@ static void test_refused_bytes(void **state)
 							&o), -EBADMSG);
 			buf[b / 8] ^= 1 << (b % 8);
 		}
-		/* another version, even the 80-byte version 1 */
+		/* another version, whatever its length */
 		buf[4] = 1;
 		assert_int_equal(krc_rpc_decode(buf, KRC_RPC_HDR_SIZE, &o),
 				 -EPROTO);
@@ -544,6 +562,9 @@ static void test_refused_reply(void **state)
 	REFUSE(remote_reply(), h.flags |= KRC_RPC_F_WRITTEN);
 	REFUSE(reply(), h.reply_cap = 1);
 	REFUSE(remote_reply(), h.reply_cap = 4096);
+	/* the server says which it is */
+	REFUSE(reply(), h.instance = 0);
+	REFUSE(remote_reply(), h.instance = 0);
 	/* the status is 0 or an errno */
 	REFUSE(reply(), h.method = KRC_RPC_MAX_STATUS + 1);
 	REFUSE(reply(), h.method = ~0U);
@@ -569,6 +590,9 @@ static void test_refused_reply(void **state)
 static void test_refused_grant(void **state)
 {
 	(void)state;
+	/* the server says which it is */
+	REFUSE(granted(), h.instance = 0);
+	REFUSE(refused_grant(), h.instance = 0);
 	/* no flags, nothing inline, no reply capacity */
 	REFUSE(granted(), h.flags = KRC_RPC_F_ONEWAY);
 	REFUSE(granted(), h.flags = KRC_RPC_F_LARGE);
