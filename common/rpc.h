@@ -92,7 +92,8 @@ void krc_rpc_encode(const struct krc_rpc_hdr *h, u8 buf[KRC_RPC_HDR_SIZE]);
  * does not take, a reserved field set, no epoch or sequence, a slot out
  * of range, inline_len not the rest of the message, a payload over
  * KRC_RPC_MAX_PAYLOAD, a remote range that wraps or has no key, a field
- * the type does not use set, a status out of range, a cancel or ack
+ * the type does not use set, a status out of range, a REPLY or GRANT
+ * without the server's instance, a cancel or ack
  * with anything but its identity.
  */
 int krc_rpc_decode(const u8 *buf, size_t len, struct krc_rpc_hdr *h);
