@@ -57,6 +57,7 @@ struct krcl_call {
 	enum krcl_call_state state;
 	bool large, sync;
 	bool inflight;			/* its WRITE or READ not completed */
+	bool post_wait;			/* ... not posted yet: the VQ was full */
 	uint64_t raddr;			/* grant or remote reply */
 	uint32_t rkey;
 	uint64_t rlen;
@@ -297,10 +298,15 @@ static int krcl_call_rdma(struct krc_chan *ch, struct krcl_call *c)
 	wr.sg_list[0].lkey = rd ? c->reply_mr.lkey : c->req_mr.lkey;
 	wr.remote_addr = c->raddr;
 	wr.rkey = c->rkey;
-	c->wr_tries++;
 	ret = krc_qpush(ch->link.vq, &wr, 1);
 	c->inflight = ret == 1;
-	return ret == 1 ? 0 : ret < 0 ? ret : -EAGAIN;
+	c->wr_tries += ret == 1;
+	/*
+	 * A transfer over the VQ's byte cap goes only alone: with one of
+	 * our SENDs in flight it waits (posted again at each progress).
+	 */
+	c->post_wait = ret == -EAGAIN;
+	return ret == 1 || ret == -EAGAIN ? 0 : ret < 0 ? ret : -EIO;
 }
 
 /* Does @mr (given by the user) hold [p, p + len)? */
@@ -343,10 +349,8 @@ static void krcl_on_grant(struct krc_chan *ch, struct krcl_call *c,
 	c->state = KRCL_WRITING;
 	c->wr_tries = 0;
 	ret = krcl_call_rdma(ch, c);
-	if (ret && ret != -EAGAIN)
+	if (ret)
 		krcl_complete(ch, c, ret);
-	else if (ret)
-		c->state = KRCL_SENT;	/* the next grant sent again */
 }
 
 static void krcl_on_reply(struct krc_chan *ch, struct krcl_call *c,
@@ -393,9 +397,7 @@ static void krcl_on_reply(struct krc_chan *ch, struct krcl_call *c,
 	c->state = KRCL_READING;
 	c->wr_tries = 0;
 	ret = krcl_call_rdma(ch, c);
-	if (ret == -EAGAIN)
-		c->state = KRCL_WRITTEN;	/* the reply comes again */
-	else if (ret)
+	if (ret)
 		krcl_complete(ch, c, ret);
 }
 
@@ -458,7 +460,7 @@ static void krcl_on_cqe(void *arg, const struct krcore_cqe *e)
 		ret = c->wr_tries < KRCL_WR_RETRIES ? krcl_call_rdma(ch, c) :
 						     -EIO;
 		if (ret)
-			krcl_complete(ch, c, -EIO);
+			krcl_complete(ch, c, ret);
 		return;
 	}
 	if (c->state == KRCL_WRITING) {
@@ -510,6 +512,8 @@ static void krcl_timers(struct krc_chan *ch, uint64_t now)
 			}
 		}
 		t = c->deadline;
+		if (c->post_wait && (!t || now + 10 < t))
+			t = now + 10;	/* a transfer to post again */
 		if ((c->state == KRCL_SENT || c->state == KRCL_WRITTEN) &&
 		    now - c->start < KRCL_RESEND_MS &&
 		    (!t || c->resend_at < t))
@@ -539,6 +543,23 @@ static void krcl_fail_all(struct krc_chan *ch)
 			krcl_complete(ch, ch->slot[i], -ch->reset);
 }
 
+/* Transfers that found the VQ full are posted again. */
+static void krcl_repost(struct krc_chan *ch)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < KRC_CALLS_MAX; i++) {
+		struct krcl_call *c = ch->slot[i];
+
+		if (!c || !c->post_wait)
+			continue;
+		ret = krcl_call_rdma(ch, c);
+		if (ret)
+			krcl_complete(ch, c, ret);
+	}
+}
+
 /* Under the lock: everything that can move, moves. */
 static void krcl_progress(struct krc_chan *ch)
 {
@@ -555,6 +576,7 @@ static void krcl_progress(struct krc_chan *ch)
 		krcl_on_msg(ch, &m);
 		krc_qmsg_done(ch->link.vq);
 	}
+	krcl_repost(ch);
 	krcl_timers(ch, krcl_now_ms());
 	if (ch->link.error && !ch->reset)
 		ch->reset = -ch->link.error;
