@@ -175,7 +175,8 @@ struct krcore_qconnect {
  * proves the connection carries traffic. The page's card is returned.
  * ENOTCONN when the VQ is not connected; EAGAIN while its connection is
  * failing and recovery has not moved the VQ yet; ETIMEDOUT when the READ
- * did not complete within wr_timeout_ms (the watchdog's bound).
+ * did not complete within 7/8 of wr_timeout_ms (at least 1 s: just before
+ * the watchdog would fail the connection); EIO when it failed.
  */
 struct krcore_probe {
 	__u64 elapsed_ns;	/* out: the READ's round trip */

@@ -326,12 +326,17 @@ static long krc_ioc_probe(struct krc_vqueue *vq, void __user *uarg)
 	 * A slow answer is not a dead connection: other processes share
 	 * it. A READ that failed already failed the connection (conn.c);
 	 * one that never completes is the watchdog's (recovery.c), after
-	 * wr_timeout_ms: the probe waits as long, so its ETIMEDOUT means
-	 * the READ was given up for lost (a fixed 2 s was shorter, and a
-	 * debug kernel's READ after a retransmission took longer).
+	 * wr_timeout_ms without progress. The probe gives up a little
+	 * before that, 7/8 of it (at least 1 s): its ETIMEDOUT says the
+	 * READ made no progress for most of the time the watchdog allows,
+	 * and it is the probe's answer, not the failed connection's (a
+	 * fixed 2 s was too short for a debug kernel's READ after a
+	 * retransmission; waiting the whole wr_timeout_ms raced the
+	 * watchdog, which then failed the shared connection).
 	 */
 	if (!ret)
-		ret = krc_kop_wait(kop, max_t(u32, krc_param_wr_timeout_ms, 1000));
+		ret = krc_kop_wait(kop, max_t(u32, krc_param_wr_timeout_ms / 8 * 7,
+					      1000));
 	pr.elapsed_ns = ktime_get_ns() - start;
 	if (!ret)
 		ret = krc_card_decode(kop->buf, &pr.card) ? -EBADMSG : 0;
