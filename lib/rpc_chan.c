@@ -334,8 +334,17 @@ static void krcl_on_grant(struct krc_chan *ch, struct krcl_call *c,
 	if (h->total_len != c->req_len)
 		return;		/* not what we asked for */
 	if (!c->req_mr_ok) {
-		ret = krc_reg_mr(ch->link.vq, (void *)c->req, c->req_len, 0,
+		/*
+		 * One page more when rxe 6.1 needs it (krcl_reg_len) and
+		 * the page after the request is there to pin; only this
+		 * VQ's local reads of the request use the registration.
+		 */
+		ret = krc_reg_mr(ch->link.vq, (void *)c->req,
+				 krcl_reg_len(c->req, c->req_len), 0,
 				 &c->req_mr);
+		if (ret && krcl_reg_len(c->req, c->req_len) > c->req_len)
+			ret = krc_reg_mr(ch->link.vq, (void *)c->req,
+					 c->req_len, 0, &c->req_mr);
 		if (ret) {
 			krcl_complete(ch, c, ret);
 			return;
@@ -382,7 +391,11 @@ static void krcl_on_reply(struct krc_chan *ch, struct krcl_call *c,
 		return;
 	}
 	if (!c->reply_mr_ok) {
-		ret = krc_reg_mr(ch->link.vq, c->reply, h->total_len,
+		size_t reg = krcl_reg_len(c->reply, h->total_len);
+
+		/* The caller's buffer is reply_cap bytes: no more. */
+		ret = krc_reg_mr(ch->link.vq, c->reply,
+				 reg <= c->reply_cap ? reg : h->total_len,
 				 KRCORE_ACCESS_LOCAL_WRITE, &c->reply_mr);
 		if (ret) {
 			krcl_complete(ch, c, ret);

@@ -40,6 +40,35 @@ static int krcl_bind_any(struct krc_vq *vq, uint16_t *bound)
 	return ret;
 }
 
+static size_t krcl_page(void)
+{
+	long n = sysconf(_SC_PAGESIZE);
+
+	return n > 0 ? (size_t)n : 4096;
+}
+
+void *krcl_map(size_t len)
+{
+	void *p = mmap(NULL, len + krcl_page(), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void krcl_unmap(void *p, size_t len)
+{
+	if (p)
+		munmap(p, len + krcl_page());
+}
+
+size_t krcl_reg_len(const void *addr, size_t len)
+{
+	size_t pg = krcl_page(), a = (uintptr_t)addr;
+	size_t pages = (a + len + pg - 1) / pg - a / pg;
+
+	return len && pages % 256 == 0 ? len + pg : len;
+}
+
 int krcl_link_open(struct krcl_link *l, const uint8_t gid[16], uint16_t port,
 		   unsigned int timeout_ms, unsigned int nstage, bool bind_any,
 		   uint16_t *bound)

@@ -47,6 +47,19 @@ struct krcl_link {
 };
 
 /*
+ * Registrations of a multiple of 256 pages are made one page longer: rxe
+ * in Linux 6.1 (rxe_mr_copy) reads one pointer past such an MR's page
+ * map when an access touches its last page (KASAN on the debug kernel;
+ * fixed upstream by rxe's xarray rewrite). krcl_map() gives the
+ * library's own buffers that spare page (zeroed, never used);
+ * krcl_reg_len() is the length to register for @len bytes at @addr when
+ * a page after them may be registered too.
+ */
+void *krcl_map(size_t len);
+void krcl_unmap(void *p, size_t len);
+size_t krcl_reg_len(const void *addr, size_t len);
+
+/*
  * Open @l: a VQ connected to @gid's @port (@timeout_ms for the connect)
  * with @nstage (<= 64) staging slots; bound to @bind_port first when not
  * 0 (0 and @bind_any: the first free port of the ephemeral range).

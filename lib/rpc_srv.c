@@ -96,14 +96,6 @@ struct krc_srv {
 	struct krc_srv_stats st;
 };
 
-static void *krcl_map(size_t len)
-{
-	void *p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
 int krc_srv_open(struct krc_srv **srvp, uint16_t port,
 		 const struct krc_srv_opts *opts)
 {
@@ -180,7 +172,7 @@ static void krcl_rec_free(struct krc_srv *s, struct krcl_rec *r)
 	if (r->state == KRCL_R_GRANTED)
 		s->granted -= r->len;
 	if (r->buf)
-		munmap(r->buf, r->len ? r->len : 1);
+		krcl_unmap(r->buf, r->len);
 	free(r->inl);
 	free(r);
 }
@@ -349,10 +341,10 @@ static void krcl_grant(struct krc_srv *s, struct krcl_sess_ext *e,
 			krcl_answer(s, &e->key, h, KRC_RPC_GRANT, EBUSY, NULL);
 			return;
 		}
-		if (krc_reg_mr(s->vq, r->buf, r->len,
+		if (krc_reg_mr(s->vq, r->buf, krcl_reg_len(r->buf, r->len),
 			       KRCORE_ACCESS_LOCAL_WRITE |
 			       KRCORE_ACCESS_REMOTE_WRITE, &r->mr)) {
-			munmap(r->buf, r->len);
+			krcl_unmap(r->buf, r->len);
 			r->buf = NULL;
 			krcl_answer(s, &e->key, h, KRC_RPC_GRANT, EBUSY, NULL);
 			return;
@@ -558,7 +550,7 @@ static void krcl_on_msg(struct krc_srv *s, const struct krc_msg *m)
 	if (h.type == KRC_RPC_ACK && r->state == KRCL_R_REPLIED && r->buf) {
 		krc_dereg_mr(s->vq, &r->mr);
 		r->mr_ok = false;
-		munmap(r->buf, r->len);
+		krcl_unmap(r->buf, r->len);
 		r->buf = NULL;
 	} else if (h.type == KRC_RPC_CANCEL &&
 		   (r->state == KRCL_R_WAIT_GRANT ||
@@ -664,11 +656,11 @@ void *krc_srv_reply_buf(struct krc_srv *s, struct krc_req *req, size_t len)
 static void krcl_sreq_free(struct krcl_sreq *q)
 {
 	if (q->mapped)
-		munmap(q->buf, q->buf_len ? q->buf_len : 1);
+		krcl_unmap(q->buf, q->buf_len);
 	else
 		free(q->buf);
 	if (q->rbuf)
-		munmap(q->rbuf, q->rbuf_len);
+		krcl_unmap(q->rbuf, q->rbuf_len);
 	free(q);
 }
 
@@ -678,6 +670,7 @@ static int krcl_reply(struct krc_srv *s, struct krcl_sreq *q,
 		      size_t len)
 {
 	struct krc_rpc_hdr *h = &r->reply;
+	size_t reg;
 	int ret;
 
 	memset(h, 0, sizeof(*h));
@@ -702,10 +695,19 @@ static int krcl_reply(struct krc_srv *s, struct krcl_sreq *q,
 			r->len = len;
 			memcpy(r->buf, data, len);
 		}
-		ret = krc_reg_mr(s->vq, r->buf, len, KRCORE_ACCESS_REMOTE_READ,
+		/*
+		 * The caller may READ up to the registration's end: what
+		 * the server left after the reply in its buffer goes.
+		 */
+		reg = krcl_reg_len(r->buf, len);
+		if (reg > len && r->len > len)
+			memset((uint8_t *)r->buf + len, 0,
+			       r->len - len < reg - len ? r->len - len :
+			       reg - len);
+		ret = krc_reg_mr(s->vq, r->buf, reg, KRCORE_ACCESS_REMOTE_READ,
 				 &r->mr);
 		if (ret) {
-			munmap(r->buf, r->len);
+			krcl_unmap(r->buf, r->len);
 			r->buf = NULL;
 			return ret;
 		}
