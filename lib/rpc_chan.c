@@ -78,6 +78,7 @@ struct krc_chan {
 	uint64_t instance;		/* the server's, from its first answer */
 	int reset;			/* the server went away: its error */
 	int efd, tfd;
+	uint64_t armed;		/* when tfd is set to go off (ms), or 0 */
 	bool wrband;
 	struct krcl_call *slot[KRC_CALLS_MAX];
 	uint32_t seq[KRC_CALLS_MAX];
@@ -534,11 +535,18 @@ static void krcl_timers(struct krc_chan *ch, uint64_t now)
 		if (t && (!next || t < next))
 			next = t;
 	}
+	/*
+	 * A system call only when the time changes or the timer went off:
+	 * setting it again also clears its expiry (no read of tfd).
+	 */
+	if (next == ch->armed && (!next || now < next))
+		return;
 	if (next) {
 		t = next > now ? next - now : 1;
 		its.it_value.tv_sec = (time_t)(t / 1000);
 		its.it_value.tv_nsec = (long)(t % 1000) * 1000000;
 	}
+	ch->armed = next ? now + t : 0;
 	timerfd_settime(ch->tfd, 0, &its, NULL);
 }
 
@@ -578,12 +586,12 @@ static void krcl_progress(struct krc_chan *ch)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct krc_msg m;
-	uint64_t x;
 
-	if (read(ch->tfd, &x, sizeof(x)) < 0)
-		x = 0;		/* not expired: nothing to clear */
-	if (!ch->link.vq)
-		return;		/* reset, and no new link yet: no call either */
+	if (!ch->link.vq) {
+		/* reset, and no new link yet: no call either (timer off) */
+		krcl_timers(ch, krcl_now_ms());
+		return;
+	}
 	krcl_link_progress(&ch->link, krcl_on_cqe, ch);
 	while (krc_qpop_msg(ch->link.vq, &m) == 1) {
 		krcl_on_msg(ch, &m);

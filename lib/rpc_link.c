@@ -129,9 +129,18 @@ void krcl_link_close(struct krcl_link *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* Post one message (already encoded) from a free staging slot. */
+/*
+ * Post one message (already encoded) from a free staging slot. Only
+ * every (nstage / 2)-th SEND asks for a completion: a VQ's completions
+ * come in post order and a failed request always completes, so one
+ * completion frees its slot and every slot posted before it, and a link
+ * whose slots are all busy always has a signaled SEND among them. A
+ * call's round trip then wakes its caller and its server once each (for
+ * the message), not also for their SENDs.
+ */
 static int krcl_post(struct krcl_link *l, const uint8_t *msg, uint32_t len)
 {
+	bool signal = l->unsignaled + 1 >= l->nstage / 2;
 	struct krcore_wr wr;
 	unsigned int i;
 	uint8_t *slot;
@@ -146,7 +155,7 @@ static int krcl_post(struct krcl_link *l, const uint8_t *msg, uint32_t len)
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = KRCL_WR_SEND | i;
 	wr.opcode = KRCORE_WR_SEND;
-	wr.flags = KRCORE_WR_SIGNALED;
+	wr.flags = signal ? KRCORE_WR_SIGNALED : 0;
 	wr.num_sge = 1;
 	wr.sg_list[0].addr = (uintptr_t)slot;
 	wr.sg_list[0].length = len;
@@ -154,6 +163,8 @@ static int krcl_post(struct krcl_link *l, const uint8_t *msg, uint32_t len)
 	ret = krc_qpush(l->vq, &wr, 1);
 	if (ret == 1) {
 		l->busy |= 1ULL << i;
+		l->order[(l->ohead + l->ocount++) % 64] = (uint8_t)i;
+		l->unsignaled = signal ? 0 : l->unsignaled + 1;
 		return 0;
 	}
 	return ret < 0 ? ret : -EAGAIN;
@@ -208,6 +219,21 @@ int krcl_link_send(struct krcl_link *l, const struct krc_rpc_hdr *h,
 	return ret;
 }
 
+/* SEND @slot completed: it and every SEND posted before it are done. */
+static void krcl_sent(struct krcl_link *l, unsigned int slot)
+{
+	unsigned int k;
+
+	if (!(l->busy & (1ULL << slot)))
+		return;
+	do {
+		k = l->order[l->ohead];
+		l->ohead = (l->ohead + 1) % 64;
+		l->ocount--;
+		l->busy &= ~(1ULL << k);
+	} while (k != slot && l->ocount);
+}
+
 int krcl_link_progress(struct krcl_link *l, krcl_cqe_fn *fn, void *arg)
 {
 	struct krcore_cqe c[16];
@@ -217,7 +243,7 @@ int krcl_link_progress(struct krcl_link *l, krcl_cqe_fn *fn, void *arg)
 		k = krc_qpop(l->vq, c, 16);
 		for (i = 0; i < k; i++) {
 			if (c[i].wr_id & KRCL_WR_SEND) {
-				l->busy &= ~(1ULL << (c[i].wr_id & 63));
+				krcl_sent(l, (unsigned int)(c[i].wr_id & 63));
 				if (c[i].status != KRCORE_WC_SUCCESS)
 					l->send_errors++;
 			} else if (fn) {

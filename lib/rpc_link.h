@@ -37,6 +37,9 @@ struct krcl_link {
 	uint8_t *stage;
 	unsigned int nstage;
 	uint64_t busy;			/* staging slots in flight (bit i) */
+	uint8_t order[64];		/* busy slots in post order (a ring) */
+	unsigned int ohead, ocount;
+	unsigned int unsignaled;	/* SENDs since the last signaled one */
 	struct krcl_msgq *head, *tail;	/* waiting for credit or a slot */
 	unsigned int queued;
 	unsigned int max_queued;	/* 0: no limit */
