@@ -4,6 +4,13 @@
  *
  *   rpc_test serve PORT THREADS DIR   serve until DIR/stop exists; then
  *                                     write DIR/srv.stats and exit
+ *   rpc_test serve PORT THREADS DIR hold  the same, but the port is not
+ *                                     read until DIR/go exists
+ *   rpc_test stream ADDR PORT N       N echo calls at once (N <= 256) to
+ *                                     a server that does not read yet:
+ *                                     prints "started", then waits up to
+ *                                     300 s for every reply, each its own
+ *                                     and once; prints the channel's counts
  *   rpc_test sizes ADDR PORT          echo and sized replies of 0, 1,
  *                                     4008, 4009, 4080, 4081 B, 1 and
  *                                     64 MiB, data checked both ways; a
@@ -156,13 +163,18 @@ static void serve_one(struct krc_req *req)
 		fprintf(stderr, TAG ": reply: %s\n", krc_errmsg());
 }
 
-static int stopped(void)
+static int srv_file(const char *name)
 {
 	char path[512];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/stop", srv_dir);
+	snprintf(path, sizeof(path), "%s/%s", srv_dir, name);
 	return !stat(path, &st);
+}
+
+static int stopped(void)
+{
+	return srv_file("stop");
 }
 
 static void *serve_thread(void *arg)
@@ -181,7 +193,7 @@ static void *serve_thread(void *arg)
 	return NULL;
 }
 
-static int do_serve(int port, int threads, const char *dir)
+static int do_serve(int port, int threads, const char *dir, int hold)
 {
 	pthread_t t[16];
 	struct krc_srv_stats st;
@@ -200,6 +212,9 @@ static int do_serve(int port, int threads, const char *dir)
 	f = fopen(path, "w");
 	if (f)
 		fclose(f);
+	/* The port is bound; its ring fills while nobody reads it. */
+	while (hold && !srv_file("go") && !stopped())
+		usleep(20000);
 	for (i = 1; i < threads; i++)
 		pthread_create(&t[i], NULL, serve_thread, NULL);
 	serve_thread(NULL);
@@ -423,6 +438,60 @@ static int do_async(const char *addr, int port)
 	return failures ? 1 : 0;
 }
 
+static int do_stream(const char *addr, int port, int n)
+{
+	struct krc_chan *ch = chan(addr, port);
+	uint64_t v[KRC_CALLS_MAX], out[KRC_CALLS_MAX], end;
+	struct krc_call_done d[64];
+	int seen[KRC_CALLS_MAX] = { 0 };
+	int i, k, got, bad = 0, done = 0;
+	struct krc_chan_stats st;
+	struct krc_call_args a;
+	uint64_t id;
+
+	if (n < 1 || n > KRC_CALLS_MAX)
+		tp_die("1..%d calls", KRC_CALLS_MAX);
+	for (i = 0; i < n; i++) {
+		memset(&a, 0, sizeof(a));
+		v[i] = (uint64_t)i * 7919 + (uint64_t)getpid() * 1000003;
+		out[i] = 0;
+		a.method = M_ECHO;
+		a.req = &v[i];
+		a.req_len = 8;
+		a.reply = &out[i];
+		a.reply_cap = 8;
+		a.timeout_ms = 300000;
+		a.user = (uint64_t)i;
+		if (krc_call_start(ch, &a, &id))
+			tp_die(TAG ": start %d: %s", i, krc_errmsg());
+	}
+	printf(TAG ": stream: started %d\n", n);
+	fflush(stdout);
+	end = tp_now_ms() + 300000;
+	while (done < n && tp_now_ms() < end) {
+		got = krc_chan_poll(ch, d, 64, 1000);
+		for (k = 0; k < got; k++) {
+			i = (int)d[k].user;
+			if (i < 0 || i >= n || seen[i]++) {
+				bad++;
+				continue;
+			}
+			done++;
+			if (d[k].result != 8 || out[i] != v[i])
+				bad++;
+		}
+	}
+	krc_chan_stats(ch, &st);
+	check(done == n && !bad, "every call answered once, each its own reply",
+	      "%d of %d done, %d bad", done, n, bad);
+	printf(TAG ": stream: done=%d calls=%llu resent=%llu stale=%llu queued=%llu\n",
+	       done, (unsigned long long)st.calls,
+	       (unsigned long long)st.resent, (unsigned long long)st.stale,
+	       (unsigned long long)st.queued);
+	krc_chan_close(ch);
+	return failures ? 1 : 0;
+}
+
 static int do_hang(const char *addr, int port)
 {
 	struct krc_chan *ch = chan(addr, port);
@@ -593,8 +662,12 @@ int main(int argc, char **argv)
 	uint64_t t0 = tp_now_ms();
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc == 5 && !strcmp(argv[1], "serve"))
-		return do_serve(atoi(argv[2]), atoi(argv[3]), argv[4]);
+	if ((argc == 5 || (argc == 6 && !strcmp(argv[5], "hold"))) &&
+	    !strcmp(argv[1], "serve"))
+		return do_serve(atoi(argv[2]), atoi(argv[3]), argv[4],
+				argc == 6);
+	if (argc == 5 && !strcmp(argv[1], "stream"))
+		return do_stream(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "sizes"))
 		return do_sizes(argv[2], atoi(argv[3]));
 	if (argc == 6 && !strcmp(argv[1], "clients"))
@@ -611,6 +684,6 @@ int main(int argc, char **argv)
 		return do_hostile(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "once"))
 		return do_once(argv[2], atoi(argv[3]), t0);
-	fprintf(stderr, "usage: rpc_test serve|sizes|clients|count|async|hang|once|hostile ...\n");
+	fprintf(stderr, "usage: rpc_test serve|stream|sizes|clients|count|async|hang|once|hostile ...\n");
 	return 2;
 }
