@@ -684,6 +684,7 @@ int main(int argc, char **argv)
 		return do_hostile(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "once"))
 		return do_once(argv[2], atoi(argv[3]), t0);
-	fprintf(stderr, "usage: rpc_test serve|stream|sizes|clients|count|async|hang|once|hostile ...\n");
+	fprintf(stderr, "usage: rpc_test %s ...\n",
+		"serve|stream|sizes|clients|count|async|hang|once|hostile");
 	return 2;
 }
