@@ -13,7 +13,8 @@
  *                                     and once; prints the channel's counts
  *   rpc_test sizes ADDR PORT          echo and sized replies of 0, 1,
  *                                     4008, 4009, 4080, 4081 B, 1 and
- *                                     64 MiB, data checked both ways; a
+ *                                     64 MiB (RPC_TEST_BIG: another
+ *                                     largest), data checked both ways; a
  *                                     reply over the cap: -EMSGSIZE
  *   rpc_test clients ADDR PORT N CALLS  N processes, CALLS calls each,
  *                                     every reply its caller's own
@@ -250,15 +251,19 @@ static struct krc_chan *chan(const char *addr, int port)
 
 static int do_sizes(const char *addr, int port)
 {
-	static const size_t sizes[] = {
+	/* The largest: 64 MiB, or RPC_TEST_BIG bytes (1 MiB at least). */
+	const char *e = getenv("RPC_TEST_BIG");
+	size_t big = e && strtoul(e, NULL, 0) >= (1u << 20) ?
+		     strtoul(e, NULL, 0) : BIG;
+	const size_t sizes[] = {
 		0, 1, KRC_RPC_INLINE, KRC_RPC_INLINE + 1, 4080, 4081,
-		1u << 20, BIG,
+		1u << 20, big,
 	};
 	/*
 	 * A page more than the largest call: the library then registers
 	 * 64 MiB one page longer, as rxe in Linux 6.1 needs (krcl_reg_len).
 	 */
-	uint8_t *req = tp_xalloc(BIG + 4096), *rep = tp_xalloc(BIG + 4096);
+	uint8_t *req = tp_xalloc(big + 4096), *rep = tp_xalloc(big + 4096);
 	struct krc_chan *ch = chan(addr, port);
 	uint32_t make[3];
 	unsigned int i;
@@ -269,7 +274,7 @@ static int do_sizes(const char *addr, int port)
 		n = sizes[i];
 		fill(req, n, (uint32_t)i + 1);
 		memset(rep, 0xee, n + 1);
-		r = krc_call(ch, M_ECHO, req, n, rep, BIG + 4096, 120000);
+		r = krc_call(ch, M_ECHO, req, n, rep, big + 4096, 120000);
 		check(r == (int64_t)n && bad_at(rep, n, (uint32_t)i + 1) ==
 		      (size_t)-1 && rep[n] == 0xee,
 		      "echo: the request's bytes are the reply's", "%zu B: %lld, %s",
@@ -277,7 +282,7 @@ static int do_sizes(const char *addr, int port)
 		memcpy(make, &n, 8);
 		make[2] = (uint32_t)i + 100;
 		memset(rep, 0xee, n + 1);
-		r = krc_call(ch, M_MAKE, make, sizeof(make), rep, BIG + 4096,
+		r = krc_call(ch, M_MAKE, make, sizeof(make), rep, big + 4096,
 			     120000);
 		check(r == (int64_t)n && bad_at(rep, n, (uint32_t)i + 100) ==
 		      (size_t)-1 && rep[n] == 0xee,
