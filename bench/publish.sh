@@ -9,7 +9,9 @@
 # first contact's path and the kernel's part, the connection rate),
 # meta_bench's (lookups per occupancy: READs per lookup, 1/2/more, the
 # kernel's part, lookups per second), the first-contact breakdown, the
-# full mesh and the state table. Nothing in it is typed by hand: rerun
+# full mesh, the state table and the RPC benchmark's lines (rpc_bench.out:
+# every ratio with its target and whether it carries over to hardware).
+# Nothing in it is typed by hand: rerun
 # make bench, then this. docs/*.md quote no number of these; they link
 # here. README.md's table of headline ratios copies a few, naming the
 # file each comes from, and is updated by hand after a publish.
@@ -40,7 +42,7 @@ for f in "$res"/*.png; do
 	[ -e "$f" ] && cp "$f" "$doc/"
 done
 for f in connect_bench.out connect_rate.out meta_bench.out first_contact.out \
-	mesh.out state_table.txt qp_cost.out perftest.out; do
+	mesh.out state_table.txt qp_cost.out perftest.out rpc_bench.out; do
 	[ -s "$res/$f" ] && cp "$res/$f" "$doc/"
 done
 
@@ -86,7 +88,7 @@ both. Targets (from the issues) are printed beside the ratios they judge;
 [docs/benchmarks.md](../benchmarks.md) says what each figure measures.
 After the figures come the programs' own outputs as the run printed
 them (connect_bench, meta_bench, first contact, the full mesh, the state
-table).
+table, the RPC benchmark with each ratio's note on hardware).
 
 EOF
 	echo "## Every ratio with a target"
@@ -133,7 +135,7 @@ EOF
 	}
 	' "$res/summary.txt"
 	for f in connect_bench.out connect_rate.out meta_bench.out \
-		first_contact.out mesh.out state_table.txt; do
+		first_contact.out mesh.out state_table.txt rpc_bench.out; do
 		[ -s "$res/$f" ] || continue
 		case $f in
 		connect_bench.out) t="Connection setup, as connect_bench printed it" ;;
@@ -142,6 +144,7 @@ EOF
 		first_contact.out) t="First contact, as bench/first_contact.sh printed it" ;;
 		mesh.out) t="Full mesh, as bench/mesh.sh printed it" ;;
 		state_table.txt) t="QP state per node, as bench/state_table printed it" ;;
+		rpc_bench.out) t="RPC, every ratio with its target and hardware note, as bench/rpc.sh printed it" ;;
 		esac
 		printf '## %s\n\n```\n' "$t"
 		cat "$res/$f"

@@ -10,26 +10,44 @@
 #
 # MESH_DIR, the four-node run of bench/mesh.sh, adds its samples and
 # mesh.out when it has them; FC_DIR, the three-node run of
-# bench/first_contact.sh, its samples and first_contact.out.
+# bench/first_contact.sh, its samples and first_contact.out; RPC_DIR, the
+# two-node run of bench/rpc.sh, its samples (the rpc_* figures) and
+# rpc_bench.out (its "rpc_bench:" and "ratio:" lines, with each ratio's
+# hardware note).
 #
-#   sh bench/report.sh RUN_DIR RESULTS_DIR [MESH_DIR [FC_DIR]]
+#   sh bench/report.sh RUN_DIR RESULTS_DIR [MESH_DIR [FC_DIR [RPC_DIR]]]
+#
+# A DIR given as "-" (or empty) is left out. RUN_DIR may be left out only
+# when RPC_DIR is given (make bench-rpc: the RPC figures alone); the state
+# model, whose QP costs RUN_DIR measures, then is too.
 set -u
 run=${1:-}
 res=${2:-}
 mesh=${3:-}
 fc=${4:-}
-bin=${KRC_BIN:-build/bin}
-if [ $# -lt 2 ] || [ $# -gt 4 ] || [ ! -d "$run" ]; then
-	echo "usage: sh bench/report.sh RUN_DIR RESULTS_DIR [MESH_DIR [FC_DIR]]" >&2
+rpc=${5:-}
+[ "$run" = - ] && run=""
+[ "$mesh" = - ] && mesh=""
+[ "$fc" = - ] && fc=""
+[ "$rpc" = - ] && rpc=""
+if [ $# -lt 2 ] || [ $# -gt 5 ] || [ -z "$res" ] ||
+	{ [ -n "$run" ] && [ ! -d "$run" ]; } || { [ -z "$run" ] && [ -z "$rpc" ]; }; then
+	echo "usage: sh bench/report.sh RUN_DIR RESULTS_DIR [MESH_DIR [FC_DIR [RPC_DIR]]] (a DIR \"-\": none; RUN_DIR only with RPC_DIR)" >&2
 	exit 2
 fi
-if [ ! -s "$run/bench.samples" ]; then
+if [ -n "$run" ] && [ ! -s "$run/bench.samples" ]; then
 	echo "report: no samples in $run/bench.samples: the benchmark run wrote none" >&2
 	exit 1
 fi
+if [ -z "$run" ] && [ ! -s "$rpc/bench.samples" ]; then
+	echo "report: no samples in $rpc/bench.samples: the RPC run (bench/rpc.sh) wrote none" >&2
+	exit 1
+fi
+bin=${KRC_BIN:-build/bin}
 rm -rf "$res"
 mkdir -p "$res" || exit 1
-cp "$run/bench.samples" "$res/samples.txt"
+: >"$res/samples.txt" || exit 1
+[ -n "$run" ] && cat "$run/bench.samples" >>"$res/samples.txt"
 if [ -n "$mesh" ]; then
 	if [ -s "$mesh/bench.samples" ]; then
 		cat "$mesh/bench.samples" >>"$res/samples.txt"
@@ -45,24 +63,37 @@ if [ -n "$fc" ]; then
 		echo "report: no first-contact samples in $fc/bench.samples" >&2
 	fi
 fi
-# The state model with the RC and UD QP costs measured in the run
-# (bench/qp_cost); DC, which Soft-RoCE lacks, taken to cost what RC does.
-costs=""
-if [ -f "$run/qp_cost.out" ]; then
-	rc=$(sed -n 's/^cost rc \([0-9][0-9]*\)$/\1/p' "$run/qp_cost.out")
-	ud=$(sed -n 's/^cost ud \([0-9][0-9]*\)$/\1/p' "$run/qp_cost.out")
-	[ -n "$rc" ] && [ -n "$ud" ] && [ "$rc" -gt 0 ] && [ "$ud" -gt 0 ] &&
-		costs="--rc-bytes $rc --ud-bytes $ud --measured --dc-as-rc"
+if [ -n "$run" ]; then
+	# The state model with the RC and UD QP costs measured in the run
+	# (bench/qp_cost); DC, which Soft-RoCE lacks, taken to cost what RC
+	# does.
+	costs=""
+	if [ -f "$run/qp_cost.out" ]; then
+		rc=$(sed -n 's/^cost rc \([0-9][0-9]*\)$/\1/p' "$run/qp_cost.out")
+		ud=$(sed -n 's/^cost ud \([0-9][0-9]*\)$/\1/p' "$run/qp_cost.out")
+		[ -n "$rc" ] && [ -n "$ud" ] && [ "$rc" -gt 0 ] && [ "$ud" -gt 0 ] &&
+			costs="--rc-bytes $rc --ud-bytes $ud --measured --dc-as-rc"
+	fi
+	[ -n "$costs" ] || echo "report: no QP costs measured in $run (qp_cost.out): the state table's are assumed" >&2
+	# shellcheck disable=SC2086 # $costs is options
+	"$bin/state_table" -s $costs >>"$res/samples.txt" || exit 1
+	for f in connect_bench.out connect_rate.out read_bench.out perftest.out first_contact.out qp_cost.out meta_bench.out; do
+		[ -f "$run/$f" ] && cp "$run/$f" "$res/"
+	done
+	# shellcheck disable=SC2086
+	"$bin/state_table" $costs >"$res/state_table.txt" || exit 1
+else
+	echo "report: no benchmark run (RUN_DIR -): the RPC figures alone, without the state model (its QP costs come from make bench's run)" >&2
 fi
-[ -n "$costs" ] || echo "report: no QP costs measured in $run (qp_cost.out): the state table's are assumed" >&2
-# shellcheck disable=SC2086 # $costs is options
-"$bin/state_table" -s $costs >>"$res/samples.txt" || exit 1
-for f in connect_bench.out connect_rate.out read_bench.out perftest.out first_contact.out qp_cost.out meta_bench.out; do
-	[ -f "$run/$f" ] && cp "$run/$f" "$res/"
-done
 [ -n "$fc" ] && [ -f "$fc/first_contact.out" ] && cp "$fc/first_contact.out" "$res/"
-# shellcheck disable=SC2086
-"$bin/state_table" $costs >"$res/state_table.txt" || exit 1
+if [ -n "$rpc" ]; then
+	if [ -s "$rpc/bench.samples" ]; then
+		cat "$rpc/bench.samples" >>"$res/samples.txt"
+	else
+		echo "report: no RPC samples in $rpc/bench.samples" >&2
+	fi
+	[ -f "$rpc/rpc_bench.out" ] && cp "$rpc/rpc_bench.out" "$res/"
+fi
 "$bin/krbench_report" -q "$res" "$res/samples.txt" || exit 1
 sh bench/plot.sh "$res" || exit 1
 cat "$res/summary.txt"

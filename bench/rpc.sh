@@ -30,14 +30,24 @@
 # Makefile's bench-rpc keeps its "rpc_bench:" and "ratio:" lines in
 # summary.txt.
 #
+# Node1 also writes samples for bench/report.sh (krbench_report's F, S
+# and R lines, bench/report/parse.c) to $KRC_RUN/bench.samples
+# (KRC_BENCH_SAMPLES): the figures rpc_rtt, rpc_rate, rpc_big, rpc_first
+# and rpc_first_in_process with their ratios and the issue's targets
+# (samples_declare), rpc_bench's own samples (each call, rate point,
+# 64 MiB call, new process), and this script's: perftest's values (one
+# sample each), the new processes' own clocks and the cold samples. The
+# sample format has no place for the "ratio:" lines' hardware notes: they
+# stay in rpc_bench.out, which bench/report.sh copies beside the results.
+#
 # Knobs (small defaults: about 7 minutes on a 2-core host):
 # KRC_BENCH_RPC_N (1000) 64 B calls per method, KRC_BENCH_RPC_SECS (3)
-# seconds per rate point, KRC_BENCH_RPC_PROCS ("1 4 8"),
+# seconds per rate point, KRC_BENCH_RPC_PROCS ("1 4 8", or 1,4,8),
 # KRC_BENCH_RPC_REPS (3) 64 MiB calls per method and way,
 # KRC_BENCH_RPC_K (10) new processes per method (pooled),
 # KRC_BENCH_RPC_COLD (3) cold samples (0: none), KRC_BENCH_RPC_PT_N
-# (1000) perftest latency iterations, KRC_BENCH_RPC_BW_N (5) 64 MiB
-# WRITEs of ib_write_bw.
+# (1000) perftest latency iterations, KRC_BENCH_RPC_BW_N (5, the fewest
+# ib_write_bw takes) 64 MiB WRITEs of ib_write_bw.
 . "$KRC_REPO/tests/cluster/lib.sh"
 META=$(node_ip 0)
 DIR=$KRC_RUN/rpc
@@ -51,12 +61,15 @@ PTPORT=18515
 BIG=67108864
 N=${KRC_BENCH_RPC_N:-1000}
 SECS=${KRC_BENCH_RPC_SECS:-3}
-PROCS=${KRC_BENCH_RPC_PROCS:-1 4 8}
+PROCS=$(printf '%s\n' "${KRC_BENCH_RPC_PROCS:-1 4 8}" | tr ',' ' ' | tr -s ' ' |
+	sed 's/^ //; s/ $//')
 REPS=${KRC_BENCH_RPC_REPS:-3}
 K=${KRC_BENCH_RPC_K:-10}
 COLD=${KRC_BENCH_RPC_COLD:-3}
 PT_N=${KRC_BENCH_RPC_PT_N:-1000}
 BW_N=${KRC_BENCH_RPC_BW_N:-5}
+# (ib_write_bw refuses fewer: "Iteration num should be between 5 and ...")
+[ "$BW_N" -lt 5 ] && BW_N=5
 
 gid_index() {
 	krctl status | sed -n 's/.*rxe0\/1: .* gid\[\([0-9]*\)\].*/\1/p'
@@ -85,9 +98,9 @@ monitor() {
 			"$(head -n 1 /proc/stat | cut -d' ' -f3-9)" \
 			"$(grep -E '^(MemAvailable|MemFree):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')" \
 			"$(for p in $(pidof rpc_bench first_contact ib_send_lat ib_write_bw 2>/dev/null); do
-				printf '%s:%s:%s ' "$(cat /proc/$p/comm 2>/dev/null)" \
-					"$(grep VmRSS /proc/$p/status 2>/dev/null | tr -s ' ' | cut -d' ' -f2)" \
-					"$(cut -d' ' -f14,15 /proc/$p/stat 2>/dev/null | tr ' ' +)"
+				printf '%s:%s:%s ' "$(cat "/proc/$p/comm" 2>/dev/null)" \
+					"$(grep VmRSS "/proc/$p/status" 2>/dev/null | tr -s ' ' | cut -d' ' -f2)" \
+					"$(cut -d' ' -f14,15 "/proc/$p/stat" 2>/dev/null | tr ' ' +)"
 			done)"
 		sleep 10
 	done >>"$DIR/mon.$KRC_NODE"
@@ -98,6 +111,44 @@ say() {
 	printf '%s\n' "$*" | tee -a "$OUT"
 }
 
+# sample FIGURE METHOD X VALUE: one of node1's samples.
+sample() {
+	printf 'S %s %s %s %s\n' "$1" "$2" "$3" "$4" >>"$KRC_BENCH_SAMPLES"
+}
+
+# The figures and their ratios, with the issue's targets (the same as
+# ratios() below prints): before any sample, so a run that stops halfway
+# still reports what it got. The titles say which values are perftest's
+# (one sample each, where rpc_bench has one per call or process).
+samples_declare() {
+	cat >>"$KRC_BENCH_SAMPLES" <<EOF
+F rpc_rtt us bytes 64 B call round trip (verbs, verbs_ev: ib_send_lat's typical x2, one value each)
+F rpc_rate per_s procs 64 B calls per second of all processes (verbs, verbs_ev: ib_send_lat pairs, one value)
+F rpc_big MiB_per_s bytes A 64 MiB request or reply, per call (verbs_write: ib_write_bw's BW average, one value)
+F rpc_first ms case A new process's first 64 B reply, from fork to exit (verbs: first_contact verbs)
+F rpc_first_in_process ms case A new process's first 64 B reply by its own clock: exec and exit left out
+R rpc_rtt krcore_over_verbs krcore verbs <= 1.3x
+R rpc_rtt krcore_over_verbs_ev krcore verbs_ev <= 1.3x
+R rpc_rtt krcore_over_tcp krcore tcp
+R rpc_rate krcore_over_verbs krcore verbs
+R rpc_rate krcore_over_verbs_ev krcore verbs_ev
+R rpc_rate krcore_over_tcp krcore tcp
+R rpc_big req_krcore_over_verbs_write krcore_request verbs_write >= 0.9x
+R rpc_big reply_krcore_over_verbs_write krcore_reply verbs_write >= 0.9x
+R rpc_big req_krcore_mr_over_verbs_write krcore_mr_request verbs_write >= 0.9x
+R rpc_big reply_krcore_mr_over_verbs_write krcore_mr_reply verbs_write >= 0.9x
+R rpc_big req_krcore_over_tcp krcore_request tcp_request
+R rpc_big reply_krcore_over_tcp krcore_reply tcp_reply
+EOF
+	for fig in rpc_first rpc_first_in_process; do
+		echo "R $fig verbs_over_krcore verbs krcore >= 20x"
+		echo "R $fig tcp_over_krcore tcp krcore >= 1.0x"
+		[ "$COLD" -gt 0 ] || continue
+		echo "R $fig verbs_over_krcore_cold verbs krcore_cold >= 20x"
+		echo "R $fig tcp_over_krcore_cold tcp krcore_cold >= 1.0x"
+	done >>"$KRC_BENCH_SAMPLES"
+}
+
 # ---- node0 ----
 
 nks=0
@@ -105,12 +156,14 @@ kserve_start() {
 	nks=$((nks + 1))
 	"$RB" kserve $KPORT 2 >"$DIR/kserve.$nks.out" 2>&1 &
 	kpid=$!
+	# shellcheck disable=SC2016 # wait_for evaluates it
 	wait_for 30 'grep -q "kserve port=" "$DIR/kserve.$nks.out"' ||
 		fail "rpc_bench kserve did not start"
 }
 
 kserve_stop() {
 	kill -TERM $kpid 2>/dev/null
+	# shellcheck disable=SC2016 # wait_for evaluates it
 	wait_for 30 '! kill -0 $kpid 2>/dev/null' ||
 		{ fail "rpc_bench kserve did not stop"; kill -9 $kpid; }
 	wait $kpid || fail "rpc_bench kserve exited with an error"
@@ -176,16 +229,17 @@ pair_base() {
 }
 
 pair_flags() {
-	[ "$1" = verbs_ev ] && echo -e
+	[ "$1" = verbs_ev ] && printf '%s\n' -e
 }
 
 # pairs_run MODE NP: NP ib_send_lat clients at once, each against its
 # own server on node0; the sum of their calls per second, 1 / (2 x
-# t_avg) each (and with one pair its latency too).
+# t_avg) each (and with one pair its latency too), a line and a sample.
 pairs_run() {
 	pids=""
 	k=0
 	while [ $k -lt "$2" ]; do
+		# shellcheck disable=SC2046 # no word, or -e
 		pt_client ib_send_lat $((PTPORT + $(pair_base "$1") + k)) \
 			"$DIR/pairs.$1.$2.$k" $(pair_flags "$1") -s 64 -n "$PT_N" &
 		pids="$pids $!"
@@ -199,6 +253,7 @@ pairs_run() {
 	k=0
 	while [ $ok = 1 ] && [ $k -lt "$2" ]; do
 		sl=$(send_lat "$DIR/pairs.$1.$2.$k") || ok=0
+		# shellcheck disable=SC2086 # typical, avg, p99
 		set -- "$1" "$2" $sl
 		sum="$sum $4"
 		k=$((k + 1))
@@ -207,9 +262,14 @@ pairs_run() {
 		fail "ib_send_lat, $1, $2 pairs"
 		return 1
 	fi
-	[ "$2" = 1 ] &&
-		say "rpc_bench: $1 send_lat_typical_us=$3 send_rtt_us=$(echo "$3" | awk '{ printf "%.2f", $1 * 2 }') send_p99_half_us=$5 src=ib_send_lat_64B_typical_x2$(pair_flags "$1")"
-	say "rpc_bench: $1 rate_procs=$2 calls_per_s=$(echo $sum | awk '{ for (f = 1; f <= NF; f++) s += 1e6 / ($f * 2); printf "%.1f", s }') pairs=$2 src=ib_send_lat$(pair_flags "$1")_sum_of_1/(2*t_avg)"
+	if [ "$2" = 1 ]; then
+		rtt=$(echo "$3" | awk '{ printf "%.2f", $1 * 2 }')
+		say "rpc_bench: $1 send_lat_typical_us=$3 send_rtt_us=$rtt send_p99_half_us=$5 src=ib_send_lat_64B_typical_x2$(pair_flags "$1")"
+		sample rpc_rtt "$1" 64 "$rtt"
+	fi
+	cps=$(echo "$sum" | awk '{ for (f = 1; f <= NF; f++) s += 1e6 / ($f * 2); printf "%.1f", s }')
+	say "rpc_bench: $1 rate_procs=$2 calls_per_s=$cps pairs=$2 src=ib_send_lat$(pair_flags "$1")_sum_of_1/(2*t_avg)"
+	sample rpc_rate "$1" "$2" "$cps"
 }
 
 # median FILE: "median min max count" of the numbers in FILE.
@@ -331,6 +391,7 @@ if [ "$KRC_NODE" = 0 ]; then
 	tpid=$!
 	"$FC" server "$DIR" "$META" $FCPORT "$GID" >/dev/null 2>"$DIR/fc_server.err" &
 	fpid=$!
+	# shellcheck disable=SC2016 # wait_for evaluates it
 	wait_for 60 '[ -e "$DIR/fc.cm" ] && grep -q "tserve port=" "$DIR/tserve.out"' ||
 		fail "the TCP or first_contact server did not start"
 	barrier up 300
@@ -353,6 +414,7 @@ if [ "$KRC_NODE" = 0 ]; then
 			pids=""
 			k=0
 			while [ $k -lt "$np" ]; do
+				# shellcheck disable=SC2046 # no word, or -e
 				pt_serve ib_send_lat $((PTPORT + $(pair_base $mode) + k)) \
 					$(pair_flags $mode) -s 64 -n "$PT_N" &
 				pids="$pids $!"
@@ -389,16 +451,20 @@ else
 	monitor &
 	mon=$!
 	: >"$OUT"
+	# Node1's samples, for bench/report.sh (make bench, make bench-rpc).
+	export KRC_BENCH_SAMPLES="$KRC_RUN/bench.samples"
+	samples_declare
 	krc_load meta_server="$META" || exit 1
 	wait_for 30 'krctl status | grep -q "metaserver: registered"' ||
 		fail "not registered with the MetaServer"
 	GID=$(gid_index)
 	barrier up 300
-	say "rpc_bench: run calls=$N rate_secs=$SECS procs=$(echo $PROCS | tr ' ' ,) big_reps=$REPS first_k=$K cold=$COLD pt_iters=$PT_N bw_iters=$BW_N"
+	say "rpc_bench: run calls=$N rate_secs=$SECS procs=$(echo "$PROCS" | tr ' ' ,) big_reps=$REPS first_k=$K cold=$COLD pt_iters=$PT_N bw_iters=$BW_N"
 	echo "== rpc_bench lat: $N calls of 64 B per method, alternating rounds"
 	"$RB" lat "$META" $KPORT $TPORT "$N" >"$DIR/lat.out" || fail "rpc_bench lat"
 	grep '^rpc_bench:' "$DIR/lat.out" | while read -r l; do say "$l"; done
 	echo "== rpc_bench rate: ${SECS}s per point, processes $PROCS"
+	# shellcheck disable=SC2086 # the process counts
 	"$RB" rate "$META" $KPORT $TPORT "$SECS" $PROCS >"$DIR/rate.out" ||
 		fail "rpc_bench rate"
 	grep '^rpc_bench:' "$DIR/rate.out" | while read -r l; do say "$l"; done
@@ -418,6 +484,9 @@ else
 		awk -v m=$m '($1 == "once" && $2 == m && NF == 3) { print $3 }
 		($1 == "verbs" && m == "verbs" && NF >= 2) { print $2 }' \
 			"$DIR/first.out" >"$DIR/inproc.$m"
+		awk -v m=$m '{ printf "S rpc_first_in_process %s new_process %.3f\n", m, $1 / 1e3 }' \
+			"$DIR/inproc.$m" >>"$KRC_BENCH_SAMPLES"
+		# shellcheck disable=SC2046 # median, min, max, count
 		set -- $(median "$DIR/inproc.$m")
 		[ $# = 4 ] &&
 			say "rpc_bench: ${m}_in_process first_reply_median_us=$1 first_reply_min_us=$2 first_reply_max_us=$3 samples=$4 src=$([ $m = verbs ] && echo first_contact_verbs_own_clock || echo rpc_bench_once_own_clock)"
@@ -427,9 +496,14 @@ else
 	barrier send_lat_up 300
 	if pt_client ib_send_lat $PTPORT "$DIR/ib_send_lat.client" -s 64 -n "$PT_N" &&
 	   sl=$(send_lat "$DIR/ib_send_lat.client"); then
+		# shellcheck disable=SC2086 # typical, avg, p99
 		set -- $sl
-		say "rpc_bench: verbs send_lat_typical_us=$1 send_rtt_us=$(echo "$1" | awk '{ printf "%.2f", $1 * 2 }') send_p99_half_us=$3 src=ib_send_lat_64B_typical_x2"
-		say "rpc_bench: verbs rate_procs=1 calls_per_s=$(echo "$2" | awk '{ printf "%.1f", 1e6 / ($1 * 2) }') pairs=1 src=ib_send_lat_1/(2*t_avg)"
+		rtt=$(echo "$1" | awk '{ printf "%.2f", $1 * 2 }')
+		cps=$(echo "$2" | awk '{ printf "%.1f", 1e6 / ($1 * 2) }')
+		say "rpc_bench: verbs send_lat_typical_us=$1 send_rtt_us=$rtt send_p99_half_us=$3 src=ib_send_lat_64B_typical_x2"
+		say "rpc_bench: verbs rate_procs=1 calls_per_s=$cps pairs=1 src=ib_send_lat_1/(2*t_avg)"
+		sample rpc_rtt verbs 64 "$rtt"
+		sample rpc_rate verbs 1 "$cps"
 	else
 		fail "ib_send_lat"
 		cat "$DIR/ib_send_lat.client"
@@ -440,6 +514,7 @@ else
 	   wb=$(awk -v s=$BIG '$1 == s && NF >= 5 { print $4; f = 1 } END { exit !f }' \
 		"$DIR/ib_write_bw.client"); then
 		say "rpc_bench: verbs big_bytes=$BIG write_mib_s=$wb iters=$BW_N src=ib_write_bw_BW_average_MB/sec_(2^20)"
+		sample rpc_big verbs_write $BIG "$wb"
 	else
 		fail "ib_write_bw"
 		cat "$DIR/ib_write_bw.client"
@@ -460,17 +535,25 @@ else
 		while [ $c -le "$COLD" ] && [ "$KRC_FAILS" = 0 ]; do
 			ask $c || { fail "node0 did not reload"; break; }
 			reload1 || break
-			"$RB" first "$META" $KPORT $TPORT 1 krcore >"$DIR/cold.$c.out" ||
+			# (its sample is krcore_cold's, written below, not krcore's)
+			KRC_BENCH_SAMPLES='' "$RB" first "$META" $KPORT $TPORT 1 krcore \
+				>"$DIR/cold.$c.out" ||
 				{ fail "cold sample $c"; break; }
 			kv first_reply_median_us "$(grep '^rpc_bench:' "$DIR/cold.$c.out")" \
 				>>"$DIR/cold.samples"
 			c=$((c + 1))
 		done
+		awk 'NF { printf "S rpc_first krcore_cold new_process %.3f\n", $1 / 1e3 }' \
+			"$DIR/cold.samples" >>"$KRC_BENCH_SAMPLES"
+		# shellcheck disable=SC2046 # median, min, max, count
 		set -- $(median "$DIR/cold.samples")
 		[ $# = 4 ] &&
 			say "rpc_bench: krcore_cold first_reply_median_us=$1 first_reply_min_us=$2 first_reply_max_us=$3 samples=$4 src=krcore.ko_reloaded_on_both_nodes_before_each"
 		cat "$DIR"/cold.*.out | awk '$1 == "once" && NF == 3 { print $3 }' \
 			>"$DIR/inproc.krcore_cold"
+		awk '{ printf "S rpc_first_in_process krcore_cold new_process %.3f\n", $1 / 1e3 }' \
+			"$DIR/inproc.krcore_cold" >>"$KRC_BENCH_SAMPLES"
+		# shellcheck disable=SC2046 # median, min, max, count
 		set -- $(median "$DIR/inproc.krcore_cold")
 		[ $# = 4 ] &&
 			say "rpc_bench: krcore_cold_in_process first_reply_median_us=$1 first_reply_min_us=$2 first_reply_max_us=$3 samples=$4 src=rpc_bench_once_own_clock"

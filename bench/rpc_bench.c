@@ -51,6 +51,15 @@
  * Output: one "rpc_bench: METHOD key=value ..." line per result, times
  * in microseconds (_us) or milliseconds (_ms). Exit 0; 1 if a call
  * failed or a reply was wrong; 2 on a usage error.
+ *
+ * With KRC_BENCH_SAMPLES set (bench/bench.h), lat, rate, big and first
+ * also append their samples there for bench/krbench_report, one S line
+ * per measurement: rpc_rtt (us, x 64: each call's round trip), rpc_rate
+ * (per_s, x the processes: the calls per second of all of them),
+ * rpc_big (MiB_per_s, x the bytes: each call, as METHOD_request or
+ * METHOD_reply) and rpc_first (ms, x new_process: each new process).
+ * bench/rpc.sh declares those figures and their ratios and adds the
+ * verbs samples, the in-process times and the cold samples beside them.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -84,6 +93,12 @@
 #define RB_PROCS_MAX	64
 #define RB_SAMPLES_MAX	100000
 #define RB_METHODS_MAX	8
+
+/* The figures of the samples (bench/rpc.sh declares them). */
+#define RB_FIG_RTT	"rpc_rtt"
+#define RB_FIG_RATE	"rpc_rate"
+#define RB_FIG_BIG	"rpc_big"
+#define RB_FIG_FIRST	"rpc_first"
 
 /* The TCP framing: a header, then len bytes. */
 struct rb_hdr {
@@ -494,6 +509,7 @@ static int run_lat(const char *addr, int kport, int tport, int n)
 	double *kv, *tv, t;
 	struct krc_chan *ch;
 	int fd, i, r, k = 0, m = 0, per, bad = 0;
+	char x[16];
 
 	if (n < RB_ROUNDS || n > RB_SAMPLES_MAX) {
 		fprintf(stderr, "rpc_bench: N from %d to %d\n", RB_ROUNDS,
@@ -532,6 +548,11 @@ static int run_lat(const char *addr, int kport, int tport, int n)
 	close(fd);
 	if (bad)
 		return 1;
+	snprintf(x, sizeof(x), "%d", RB_SMALL);
+	for (i = 0; i < k; i++)
+		bench_sample(RB_FIG_RTT, "krcore", x, kv[i]);
+	for (i = 0; i < m; i++)
+		bench_sample(RB_FIG_RTT, "tcp", x, tv[i]);
 	qsort(kv, (size_t)k, sizeof(*kv), cmp_d);
 	qsort(tv, (size_t)m, sizeof(*tv), cmp_d);
 	printf("rpc_bench: krcore lat_median_us=%.1f lat_p99_us=%.1f "
@@ -622,6 +643,7 @@ static int run_rate(const char *addr, int kport, int tport, double secs,
 	uint64_t calls;
 	double rate;
 	int i, k, p, ret = 0;
+	char x[16];
 
 	for (i = 0; i < np; i++) {
 		p = atoi(pv[i]);
@@ -643,6 +665,8 @@ static int run_rate(const char *addr, int kport, int tport, double secs,
 			printf("rpc_bench: %s rate_procs=%d calls_per_s=%.1f "
 			       "calls=%llu secs=%.1f\n",
 			       name, p, rate, (unsigned long long)calls, secs);
+			snprintf(x, sizeof(x), "%d", p);
+			bench_sample(RB_FIG_RATE, name, x, rate);
 		}
 	}
 	return ret;
@@ -726,6 +750,24 @@ bad:
 	return -1;
 }
 
+/* Each call's MiB/s as a sample: METHOD_request and METHOD_reply. */
+static void big_samples(double *v[BIG_METHODS][2], uint64_t bytes, int reps)
+{
+	char method[48], x[24];
+	int m, d, r;
+
+	snprintf(x, sizeof(x), "%llu", (unsigned long long)bytes);
+	for (m = 0; m < BIG_METHODS; m++)
+		for (d = 0; d < 2; d++) {
+			snprintf(method, sizeof(method), "%s_%s", big_name[m],
+				 d ? "reply" : "request");
+			for (r = 0; r < reps; r++)
+				bench_sample(RB_FIG_BIG, method, x,
+					     bytes / 1048576.0 /
+					     (v[m][d][r] / 1e6));
+		}
+}
+
 static int run_big(const char *addr, int kport, int tport, uint64_t bytes,
 		   int reps)
 {
@@ -783,6 +825,7 @@ static int run_big(const char *addr, int kport, int tport, uint64_t bytes,
 	close(b.fd);
 	if (bad)
 		return 1;
+	big_samples(v, bytes, reps);
 	for (m = 0; m < BIG_METHODS; m++) {
 		double rq = median_of(v[m][0], reps);
 		double rp = median_of(v[m][1], reps);
@@ -904,6 +947,9 @@ static int run_first(const char *addr, const char *kport, const char *tport,
 	if (bad)
 		return 1;
 	for (i = 0; i < nm; i++) {
+		for (r = 0; r < k; r++)
+			bench_sample(RB_FIG_FIRST, name[i], "new_process",
+				     v[i][r] / 1e3);
 		qsort(v[i], (size_t)k, sizeof(double), cmp_d);
 		printf("rpc_bench: %s first_reply_median_us=%.0f "
 		       "first_reply_min_us=%.0f first_reply_max_us=%.0f "
