@@ -200,6 +200,29 @@ int krc_credit_consumed(struct krc_credit *l, u32 ch)
 	return 0;
 }
 
+/*
+ * Is a grant to @c due? It wants slots and holds no more credit than it
+ * wants back: a sender out of credit (it waits) at once, one that still
+ * has credit once it has used half of its window. A sender whose
+ * receiver keeps up is then granted once per half window, not once per
+ * message (each GRANT is a signed control message), and never runs dry.
+ */
+static bool krc_credit_due(const struct krc_credit_ch *c)
+{
+	return c->state == KRC_CREDIT_CH_OPEN && c->want &&
+	       c->credit <= c->want;
+}
+
+bool krc_credit_grant_due(const struct krc_credit *l)
+{
+	u32 i;
+
+	for (i = 0; i < l->nch && l->free; i++)
+		if (krc_credit_due(&l->ch[i]) && krc_credit_room(l, &l->ch[i]))
+			return true;
+	return false;
+}
+
 int krc_credit_next_grant(struct krc_credit *l, u32 *ch, u32 *n)
 {
 	u32 i, at, g;
@@ -209,7 +232,7 @@ int krc_credit_next_grant(struct krc_credit *l, u32 *ch, u32 *n)
 
 		at = (l->next + i) % l->nch;
 		c = &l->ch[at];
-		if (c->state != KRC_CREDIT_CH_OPEN || !c->want)
+		if (!krc_credit_due(c))
 			continue;
 		g = krc_credit_room(l, c);
 		if (g > c->want)

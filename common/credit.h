@@ -21,7 +21,9 @@
  * A message without credit is taken if its channel is under its share
  * and a slot is free, so a new sender's first message costs no round
  * trip; otherwise it is refused and the channel waits. Slots the process
- * consumes go to the waiting channels in turn, each up to its share.
+ * consumes go to the waiting channels in turn, each up to its share; a
+ * channel that still has credit gets its consumed slots back in batches
+ * (krc_credit_next_grant()).
  * A slow receiver thus holds back only its own senders, and no sender
  * more than its share of them.
  *
@@ -101,11 +103,18 @@ int krc_credit_want(struct krc_credit *l, u32 ch, u32 n);
 int krc_credit_consumed(struct krc_credit *l, u32 ch);
 
 /*
- * Lend free slots to the next waiting channel: 1 with its index in *ch
- * and the slots lent in *n (the grant to send to its sender), 0 when no
- * channel waits or no slot is free. Call until 0 after a consume.
+ * Lend free slots to the next channel a grant is due to: 1 with its index
+ * in *ch and the slots lent in *n (the grant to send to its sender), 0
+ * when none is due or no slot is free. Call until 0 after a consume.
+ * A grant is due to a channel that wants slots and has no more credit
+ * left than it wants: at once to one that waits (no credit), to one that
+ * streams once it has used half of its window (one grant per half
+ * window, not per message).
  */
 int krc_credit_next_grant(struct krc_credit *l, u32 *ch, u32 *n);
+
+/* Would krc_credit_next_grant() lend something now? */
+bool krc_credit_grant_due(const struct krc_credit *l);
 
 /* The invariant and the counters agree (tests, debug checks). */
 bool krc_credit_ok(const struct krc_credit *l);

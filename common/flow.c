@@ -324,6 +324,11 @@ int krc_flow_rx_next_grant(struct krc_flow_rx *rx, u32 *chan,
 	return 1;
 }
 
+bool krc_flow_rx_grant_due(const struct krc_flow_rx *rx)
+{
+	return krc_credit_grant_due(&rx->ledger);
+}
+
 bool krc_flow_rx_ok(const struct krc_flow_rx *rx)
 {
 	const struct krc_credit *l = &rx->ledger;

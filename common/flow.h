@@ -37,7 +37,9 @@
  * A channel's window stays open: each consumed message makes its slot
  * wanted back by its channel, so a sender whose receiver keeps up is
  * granted again before it runs out (no round trip per window), within
- * its share of the ring.
+ * its share of the ring. The slots go back in batches, once the sender
+ * has used half of its window (credit.h): one GRANT per half window,
+ * not one per message.
  *
  * The receiver keeps, for each ring slot, the channel whose message is
  * in it (its own copy), and learns that messages were consumed from the
@@ -215,6 +217,9 @@ u32 krc_flow_rx_consumed(struct krc_flow_rx *rx, u32 consumer);
  */
 int krc_flow_rx_next_grant(struct krc_flow_rx *rx, u32 *chan,
 			   struct krc_flow_grant *g);
+
+/* Is a GRANT due (krc_flow_rx_next_grant() would give one)? */
+bool krc_flow_rx_grant_due(const struct krc_flow_rx *rx);
 
 /* The sender of @chan is gone (node left or reloaded): its slots return. */
 void krc_flow_rx_close(struct krc_flow_rx *rx, u32 chan);

@@ -532,6 +532,16 @@ static u32 krc_flow_in_absorb(struct krc_flow_in *in)
 	return krc_flow_rx_consumed(&in->rx, READ_ONCE(vq->rring->consumer));
 }
 
+/*
+ * Under vq->rlock: the grant work runs only when it has a GRANT to send
+ * (common/credit.h batches them), not on every message.
+ */
+static void krc_flow_in_kick(struct krc_flow_in *in)
+{
+	if (krc_flow_rx_grant_due(&in->rx))
+		queue_work(krc_wq, &in->grant_work);
+}
+
 /* Under vq->rlock: tell the process whether senders wait for slots. */
 static void krc_flow_in_flag(struct krc_flow_in *in)
 {
@@ -553,8 +563,8 @@ static void krc_flow_in_flag(struct krc_flow_in *in)
 	 * the flag was seen is not missed by both.
 	 */
 	smp_mb();
-	if (krc_flow_in_absorb(in))
-		queue_work(krc_wq, &in->grant_work);
+	krc_flow_in_absorb(in);
+	krc_flow_in_kick(in);
 }
 
 /* Send @n notes as GRANTs for @port; process context, no lock held. */
@@ -686,11 +696,11 @@ void krc_flow_in_destroy(struct krc_vqueue *vq)
 int krc_flow_arrive(struct krc_vqueue *vq, const u8 src_gid[16], u32 *slot)
 {
 	struct krc_flow_in *in = vq->flow_in;
+	int ret = 0;
 	u32 i;
 
 	lockdep_assert_held(&vq->rlock);
-	if (krc_flow_in_absorb(in))
-		queue_work(krc_wq, &in->grant_work);
+	krc_flow_in_absorb(in);
 	/* At most one open channel per node (a new incarnation closes). */
 	for (i = 0; i < in->rx.ledger.nch; i++)
 		if (in->lch[i].state == KRC_CREDIT_CH_OPEN &&
@@ -699,10 +709,13 @@ int krc_flow_arrive(struct krc_vqueue *vq, const u8 src_gid[16], u32 *slot)
 	if (i == in->rx.ledger.nch ||
 	    krc_flow_rx_arrive(&in->rx, i, slot)) {
 		krc_event(KRC_EV_MSG_REFUSED);
-		return -ENOBUFS;
+		ret = -ENOBUFS;
+	} else {
+		vq->rprod = in->rx.prod;
 	}
-	vq->rprod = in->rx.prod;
-	return 0;
+	/* After the arrival: a sender it left without credit is due. */
+	krc_flow_in_kick(in);
+	return ret;
 }
 
 /*
@@ -717,8 +730,10 @@ void krc_flow_consumed(struct krc_vqueue *vq)
 	spin_lock_irqsave(&vq->rlock, flags);
 	in = vq->flow_in;
 	/* Queued while published: the unbind's cancel waits for it. */
-	if (in && krc_flow_in_absorb(in))
-		queue_work(krc_wq, &in->grant_work);
+	if (in) {
+		krc_flow_in_absorb(in);
+		krc_flow_in_kick(in);
+	}
 	spin_unlock_irqrestore(&vq->rlock, flags);
 }
 

@@ -85,6 +85,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					abort();
 				held[k]--;
 				in_ring--;
+				/* as common/flow.c: the slot is wanted back */
+				if (data[at] & 0x40 && krc_credit_want(&l, k, 1) &&
+				    ch[k].state == KRC_CREDIT_CH_OPEN)
+					abort();
 			} else if (r != -EINVAL || (k < NCH && held[k])) {
 				abort();
 			}
@@ -92,6 +96,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		default:
 			while (krc_credit_next_grant(&l, &c, &n))
 				if (c >= NCH || !n || n > slots)
+					abort();
+			/* drained: nothing due, nobody out of credit left waiting */
+			if (krc_credit_grant_due(&l))
+				abort();
+			for (i = 0; i < NCH; i++)
+				if (ch[i].state == KRC_CREDIT_CH_OPEN && ch[i].want &&
+				    !ch[i].credit && l.free &&
+				    ch[i].held < krc_credit_share(&l))
 					abort();
 			break;
 		}

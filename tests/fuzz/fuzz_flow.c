@@ -85,6 +85,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			while (krc_flow_rx_next_grant(&rx, &c, &g))
 				if (c >= NCH || g.status != KRC_FLOW_OK)
 					abort();
+			if (krc_flow_rx_grant_due(&rx))
+				abort();
 			break;
 		case 5:
 			now += get64(p + 1) & 0xffff;

@@ -214,6 +214,59 @@ static void test_grants_alternate(void **state)
 }
 
 /*
+ * A sender whose receiver keeps up (each message consumed before the
+ * next, its slot wanted back as common/flow.c does) is granted once per
+ * half window, never runs out, and a sender out of credit is granted at
+ * once.
+ */
+static void test_grants_in_batches(void **state)
+{
+	struct krc_credit_ch ch[NCH];
+	struct krc_credit l;
+	u32 c, n, grants = 0;
+	int a, b, k;
+
+	(void)state;
+	krc_credit_init(&l, ch, NCH, 64);
+	a = krc_credit_open(&l);
+	assert_int_equal(krc_credit_ask(&l, a, 16), 16);
+	for (k = 1; k <= 80; k++) {
+		assert_int_equal(krc_credit_arrive(&l, a), 0);
+		assert_int_equal(krc_credit_consumed(&l, a), 0);
+		assert_int_equal(krc_credit_want(&l, a, 1), 0);
+		if (k % 8) {
+			/* credit left beyond what it wants back: not yet */
+			assert_false(krc_credit_grant_due(&l));
+			assert_int_equal(krc_credit_next_grant(&l, &c, &n), 0);
+			assert_int_equal(ch[a].credit, 16 - k % 8);
+			continue;
+		}
+		assert_true(krc_credit_grant_due(&l));
+		assert_int_equal(krc_credit_next_grant(&l, &c, &n), 1);
+		assert_int_equal(c, (u32)a);
+		assert_int_equal(n, 8);
+		assert_int_equal(krc_credit_next_grant(&l, &c, &n), 0);
+		assert_false(krc_credit_grant_due(&l));
+		assert_int_equal(ch[a].credit, 16);
+		grants++;
+	}
+	assert_int_equal(grants, 10);	/* 80 messages, 10 grants */
+	/* another sender, refused once it holds its share: */
+	b = krc_credit_open(&l);
+	assert_int_equal(krc_credit_ask(&l, b, 64), 32);	/* its share */
+	for (k = 0; k < 32; k++)
+		assert_int_equal(krc_credit_arrive(&l, b), 0);
+	assert_int_equal(krc_credit_arrive(&l, b), -ENOBUFS);
+	assert_false(krc_credit_grant_due(&l));	/* at its share */
+	/* one of its messages consumed: it waits, so it is due at once */
+	assert_int_equal(krc_credit_consumed(&l, b), 0);
+	assert_true(krc_credit_grant_due(&l));
+	assert_int_equal(krc_credit_next_grant(&l, &c, &n), 1);
+	assert_int_equal(c, (u32)b);
+	assert_true(krc_credit_ok(&l));
+}
+
+/*
  * Random senders, receivers and closes against a model: every message
  * taken is counted once in the ring; the ring never holds more than its
  * slots; nothing is taken beyond credit plus share; the ledger stays
@@ -291,8 +344,18 @@ static void test_random_against_model(void **state)
 					assert_int_equal(krc_credit_consumed(&l, k),
 							 -EINVAL);
 				}
+				/* as common/flow.c does: the slot is wanted back */
+				if (open[k] && rnd(&seed) % 2)
+					assert_int_equal(krc_credit_want(&l, k, 1), 0);
 				while (krc_credit_next_grant(&l, &c, &n))
 					assert_true(open[c] && n >= 1);
+				assert_false(krc_credit_grant_due(&l));
+				/* nobody out of credit is left waiting for a slot */
+				for (i = 0; i < NCH; i++)
+					assert_false(ch[i].state == KRC_CREDIT_CH_OPEN &&
+						     ch[i].want && !ch[i].credit &&
+						     l.free &&
+						     ch[i].held < krc_credit_share(&l));
 				break;
 			case 4:
 				if (open[k]) {
@@ -340,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_bad_channels),
 		cmocka_unit_test(test_grants_round_robin),
 		cmocka_unit_test(test_grants_alternate),
+		cmocka_unit_test(test_grants_in_batches),
 		cmocka_unit_test(test_random_against_model),
 	};
 
