@@ -536,10 +536,15 @@ static void krcl_timers(struct krc_chan *ch, uint64_t now)
 			next = t;
 	}
 	/*
-	 * A system call only when the time changes or the timer went off:
-	 * setting it again also clears its expiry (no read of tfd).
+	 * A system call only when the timer went off (setting it again
+	 * also clears its expiry: no read of tfd) or must go off sooner.
+	 * Set for a time that has passed (a call done, a deadline later
+	 * than it), it goes off early once and is set anew here: a call
+	 * costs no timer system call while calls follow each other within
+	 * their RTO.
 	 */
-	if (next == ch->armed && (!next || now < next))
+	if (!(ch->armed && now >= ch->armed) &&
+	    (!next || (ch->armed && ch->armed <= next)))
 		return;
 	if (next) {
 		t = next > now ? next - now : 1;
