@@ -72,8 +72,11 @@ static int krc_run(struct kvs_krc *k, const struct krcore_wr *wrs,
 			}
 		}
 		got += (unsigned int)m;
-		if (!m && !(++spins & 1023) && now_us() > deadline)
+		if (!m && !(++spins & 1023) && now_us() > deadline) {
+			fprintf(stderr, "kvs_krcore: %u of %u requests not complete within %d ms\n",
+				n - got, n, KVS_TIMEOUT_MS);
 			return -ETIMEDOUT;
+		}
 	}
 	return ret;
 }

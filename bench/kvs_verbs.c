@@ -84,8 +84,11 @@ static int vb_run(struct kvs_vb *v, struct ibv_send_wr *wr, unsigned int n)
 			}
 		}
 		got += (unsigned int)m;
-		if (!m && !(++spins & 1023) && now_us() > deadline)
+		if (!m && !(++spins & 1023) && now_us() > deadline) {
+			fprintf(stderr, "kvs_verbs: %u of %u requests not complete within %d ms\n",
+				n - got, n, KVS_TIMEOUT_MS);
 			return -ETIMEDOUT;
+		}
 	}
 	return ret;
 }
