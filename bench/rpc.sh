@@ -491,6 +491,17 @@ else
 		[ $# = 4 ] &&
 			say "rpc_bench: ${m}_in_process first_reply_median_us=$1 first_reply_min_us=$2 first_reply_max_us=$3 samples=$4 src=$([ $m = verbs ] && echo first_contact_verbs_own_clock || echo rpc_bench_once_own_clock)"
 	done
+	# Its two parts: the channel's open (TCP: socket and connect), the call.
+	for m in krcore tcp; do
+		awk -v m=$m '($1 == "once_split" && $2 == m) { print $3 }' \
+			"$DIR/first.out" >"$DIR/split_open.$m"
+		awk -v m=$m '($1 == "once_split" && $2 == m) { print $4 }' \
+			"$DIR/first.out" >"$DIR/split_call.$m"
+		# shellcheck disable=SC2046 # median, min, max, count
+		set -- $(median "$DIR/split_open.$m") $(median "$DIR/split_call.$m")
+		[ $# = 8 ] &&
+			say "rpc_bench: ${m}_in_process_parts open_median_us=$1 call_median_us=$5 samples=$4 src=rpc_bench_once_own_clock"
+	done
 	barrier rpc_done 300
 	echo "== perftest on the same nodes: ib_send_lat -s 64 ($PT_N iterations), ib_write_bw -s $BIG ($BW_N iterations), ib_send_lat pairs"
 	barrier send_lat_up 300

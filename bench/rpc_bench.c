@@ -46,7 +46,8 @@
  *       one 64 B echo call from this process: krc_chan_open and
  *       krc_call (krc_chan_close after), or socket, connect, send,
  *       receive; exit 0 if the reply is the request. Prints "once
- *       METHOD US": from its start (exec and loading done) to the reply.
+ *       METHOD US": from its start (exec and loading done) to the reply,
+ *       and "once_split METHOD OPEN_US CALL_US": its two parts.
  *
  * Output: one "rpc_bench: METHOD key=value ..." line per result, times
  * in microseconds (_us) or milliseconds (_ms). Exit 0; 1 if a call
@@ -845,11 +846,13 @@ static int run_big(const char *addr, int kport, int tport, uint64_t bytes,
 /*
  * One call from a new process; prints "once METHOD US": the time from
  * here (exec and loading done) to the reply, the channel's close or the
- * socket's and the exit left out.
+ * socket's and the exit left out; then "once_split METHOD OPEN_US
+ * CALL_US": that time's two parts, the channel's open (TCP: socket and
+ * connect) and the call.
  */
 static int run_once(const char *method, const char *addr, int port)
 {
-	double t0 = now_us();
+	double t0 = now_us(), t1;
 	struct krc_chan *ch = NULL;
 	int fd = -1, bad;
 
@@ -864,14 +867,17 @@ static int run_once(const char *method, const char *addr, int port)
 	} else {
 		return 2;
 	}
+	t1 = now_us();
 	bad = small_call(ch, fd, 1);
+	t1 = now_us() - t1;
 	t0 = now_us() - t0;
 	if (ch)
 		krc_chan_close(ch);
 	if (fd >= 0)
 		close(fd);
 	if (!bad)
-		printf("once %s %.1f\n", method, t0);
+		printf("once %s %.1f\nonce_split %s %.1f %.1f\n", method, t0,
+		       method, t0 - t1, t1);
 	return bad ? 1 : 0;
 }
 
