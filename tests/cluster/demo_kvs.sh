@@ -32,6 +32,7 @@ case "$KRC_NODE" in
 1)
 	check "krcore loads" 'krc_load meta_server=$META'
 	barrier ready
+	meta_registered
 	log "loading $KEYS keys through krcore (CAS inserts)"
 	check "table loaded" '"$KVS" load "$DIR" krcore "$KEYS" >"$KRC_RUN/kvs.load"'
 	barrier loaded 300
@@ -45,6 +46,7 @@ case "$KRC_NODE" in
 2)
 	check "krcore loads" 'krc_load meta_server=$META'
 	barrier ready
+	meta_registered
 	barrier loaded 300
 	sleep 2
 	for m in verbs krcore; do

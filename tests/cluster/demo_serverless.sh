@@ -28,6 +28,7 @@ else
 	export KRC_BENCH_SAMPLES=$KRC_RUN/bench.samples
 	check "krcore loads" 'krc_load meta_server=$META'
 	barrier ready 300
+	meta_registered
 	log "invoking $N functions per method, each fetching a $MIB MiB object"
 	check "every function fetched the object intact" \
 		'"$SL" invoke "$DIR" "$N" >"$KRC_RUN/serverless.out"'

@@ -114,6 +114,16 @@ krc_unload() {
 	rmmod krcore
 }
 
+# A member that loaded before its MetaServer was up retries in the
+# background (backing off up to KRC_MC_BACKOFF_MAX_MS): a lookup between
+# two tries fails with EHOSTUNREACH. Scripts whose nodes load at once
+# wait here, once the MetaServer's node said it is up, until this node
+# is registered.
+meta_registered() {
+	check "registered with the MetaServer" \
+		'wait_for 60 "krctl status | grep -q \"metaserver: registered\""'
+}
+
 # counter NAME: the value of one krcore counter (fails if there is none).
 counter() {
 	cat "/sys/class/misc/krcore/counters/$1"
