@@ -129,6 +129,7 @@ FUZZ_FLAGS  := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -fno-sanitize-recover=undefined -Iinclude -Iinclude/uapi -Icommon \
 	       -Itests/include -D_GNU_SOURCE
 FUZZ_COMMON := common/auth.c common/credit.c common/flow.c common/rpc.c common/sha256.c common/card.c common/dgram.c common/proto.c common/wr_check.c \
+	       common/meta_table.c \
 	       common/hash.c common/kvs.c
 FUZZ_BINS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 

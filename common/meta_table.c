@@ -24,8 +24,19 @@
 #define KRC_MT_S_CARD		8
 #define KRC_MT_S_CHECK		72
 #define KRC_MT_S_RESERVED	80
+#define KRC_MT_S_DIR_INDEX	80	/* writer's: its record's index + 1 */
 #define KRC_MT_S_SEQ_END	124
 #define KRC_MT_S_COVERED	KRC_MT_S_CHECK	/* bytes the check covers */
+
+/* Directory header and record fields (byte offsets). */
+#define KRC_MT_D_GEN		0
+#define KRC_MT_D_COUNT		8
+#define KRC_MT_D_CHECK		16
+#define KRC_MT_D_COVERED	16
+#define KRC_MT_R_GID		0
+#define KRC_MT_R_INCARNATION	16
+#define KRC_MT_R_NODE_ID	24
+#define KRC_MT_R_CHECK		28
 
 #define KRC_MT_MIN_SLOTS	64U
 #define KRC_MT_MAX_SLOTS	0x4000000U	/* 2^26 */
@@ -56,7 +67,7 @@ void krc_mt_geom_init(struct krc_mt_geom *g, u32 nslots, u64 seed,
 
 size_t krc_mt_bytes(const struct krc_mt_geom *g)
 {
-	u64 bytes = krc_mt_slot_offset(g->nphys);
+	u64 bytes = krc_mt_rec_offset(g, g->nphys);
 
 	/* 0 if the table cannot be addressed on this host (32-bit) */
 	if ((size_t)bytes != bytes)
@@ -80,6 +91,56 @@ static u64 krc_mt_check(const struct krc_mt_geom *g, const u8 *img)
 	return krc_hash64(g->seed, img, KRC_MT_S_COVERED);
 }
 
+static u8 *krc_mt_dir(void *table, const struct krc_mt_geom *g)
+{
+	return (u8 *)table + krc_mt_dir_offset(g);
+}
+
+static u8 *krc_mt_rec(void *table, const struct krc_mt_geom *g, u32 i)
+{
+	return (u8 *)table + krc_mt_rec_offset(g, i);
+}
+
+static void krc_mt_dir_set(u8 *d, const struct krc_mt_geom *g, u64 gen,
+			   u32 count)
+{
+	krc_put_le64(d + KRC_MT_D_GEN, gen);
+	krc_put_le32(d + KRC_MT_D_COUNT, count);
+	krc_put_le64(d + KRC_MT_D_CHECK,
+		     krc_hash64(g->seed, d, KRC_MT_D_COVERED));
+}
+
+/* Writer: the directory's generation to odd (a write begins). */
+static u32 krc_mt_dir_begin(void *table, const struct krc_mt_geom *g)
+{
+	u8 *d = krc_mt_dir(table, g);
+	u32 count = krc_get_le32(d + KRC_MT_D_COUNT);
+
+	krc_mt_dir_set(d, g, krc_get_le64(d + KRC_MT_D_GEN) + 1, count);
+	krc_wmb();
+	return count;
+}
+
+/* Writer: @count records from now on, the generation to the next even. */
+static void krc_mt_dir_end(void *table, const struct krc_mt_geom *g, u32 count)
+{
+	u8 *d = krc_mt_dir(table, g);
+
+	krc_wmb();
+	krc_mt_dir_set(d, g, krc_get_le64(d + KRC_MT_D_GEN) + 1, count);
+	krc_wmb();
+}
+
+static void krc_mt_rec_write(u8 *r, const struct krc_mt_geom *g,
+			     const u8 gid[16], u64 incarnation, u32 node_id)
+{
+	memcpy(r + KRC_MT_R_GID, gid, 16);
+	krc_put_le64(r + KRC_MT_R_INCARNATION, incarnation);
+	krc_put_le32(r + KRC_MT_R_NODE_ID, node_id);
+	krc_put_le32(r + KRC_MT_R_CHECK,
+		     (u32)krc_hash64(g->seed, r, KRC_MT_R_CHECK));
+}
+
 int krc_mt_format(void *table, const struct krc_mt_geom *g)
 {
 	u8 img[KRC_MT_S_COVERED];
@@ -101,6 +162,9 @@ int krc_mt_format(void *table, const struct krc_mt_geom *g)
 		memset(s, 0, KRC_MT_SLOT_SIZE);
 		krc_put_le64(s + KRC_MT_S_CHECK, check);
 	}
+	memset(krc_mt_dir(table, g), 0,
+	       krc_mt_rec_offset(g, g->nphys) - krc_mt_dir_offset(g));
+	krc_mt_dir_set(krc_mt_dir(table, g), g, g->seed & ~1ULL, 0);
 	krc_wmb();
 	memset(hdr, 0, KRC_MT_HDR_SIZE);
 	krc_put_le32(hdr + KRC_MT_H_VERSION, KRC_MT_VERSION);
@@ -213,12 +277,75 @@ static int krc_mt_find(void *table, const struct krc_mt_geom *g,
 	return -ENOENT;
 }
 
+/* Writer: the directory index of the entry in slot @s, or -1. */
+static int krc_mt_dir_index(const u8 *s, u32 count)
+{
+	u32 idx = krc_get_le32(s + KRC_MT_S_DIR_INDEX);
+
+	return idx && idx <= count ? (int)(idx - 1) : -1;
+}
+
+/*
+ * Writer: the directory record of @card (slot @s, just rewritten, has
+ * lost its index): in place if it has one, else a new one at the end.
+ */
+static void krc_mt_dir_put(void *table, const struct krc_mt_geom *g, u8 *s,
+			   int idx, const struct krcore_card *card)
+{
+	u32 count = krc_get_le32(krc_mt_dir(table, g) + KRC_MT_D_COUNT);
+	u8 *r;
+
+	if (idx >= 0) {
+		r = krc_mt_rec(table, g, (u32)idx);
+		if (krc_get_le64(r + KRC_MT_R_INCARNATION) !=
+		    card->incarnation ||
+		    krc_get_le32(r + KRC_MT_R_NODE_ID) != card->node_id) {
+			krc_mt_dir_begin(table, g);
+			krc_mt_rec_write(r, g, card->gid, card->incarnation,
+					 card->node_id);
+			krc_mt_dir_end(table, g, count);
+		}
+	} else {
+		/* count < nphys: every record has a slot of its own */
+		count = krc_mt_dir_begin(table, g);
+		idx = (int)count;
+		krc_mt_rec_write(krc_mt_rec(table, g, count), g, card->gid,
+				 card->incarnation, card->node_id);
+		krc_mt_dir_end(table, g, count + 1);
+	}
+	krc_put_le32(s + KRC_MT_S_DIR_INDEX, (u32)idx + 1);
+}
+
+/* Writer: drop directory record @idx, the last one taking its place. */
+static void krc_mt_dir_drop(void *table, const struct krc_mt_geom *g, int idx)
+{
+	u32 last = krc_mt_dir_begin(table, g) - 1;
+	u8 *r = krc_mt_rec(table, g, (u32)idx);
+	int moved;
+
+	if ((u32)idx != last) {
+		memcpy(r, krc_mt_rec(table, g, last), KRC_MT_REC_SIZE);
+		moved = krc_mt_find(table, g, r + KRC_MT_R_GID, NULL);
+		if (moved >= 0)
+			krc_put_le32(krc_mt_slot(table, (u32)moved) +
+				     KRC_MT_S_DIR_INDEX, (u32)idx + 1);
+	}
+	memset(krc_mt_rec(table, g, last), 0, KRC_MT_REC_SIZE);
+	krc_mt_dir_end(table, g, last);
+}
+
+static u32 krc_mt_dir_count(void *table, const struct krc_mt_geom *g)
+{
+	return krc_get_le32(krc_mt_dir(table, g) + KRC_MT_D_COUNT);
+}
+
 int krc_mt_insert(void *table, const struct krc_mt_geom *g,
 		  const struct krcore_card *card, u32 *slot)
 {
 	u8 wire[KRCORE_CARD_SIZE];
+	int i, idx = -1;
 	u32 hole;
-	int i;
+	u8 *s;
 
 	if (krc_card_check(card))
 		return -EINVAL;
@@ -229,9 +356,14 @@ int krc_mt_insert(void *table, const struct krc_mt_geom *g,
 		if (hole >= g->nphys)
 			return -ENOSPC;
 		i = (int)hole;
+	} else {
+		idx = krc_mt_dir_index(krc_mt_slot(table, (u32)i),
+				       krc_mt_dir_count(table, g));
 	}
+	s = krc_mt_slot(table, (u32)i);
 	krc_card_encode(card, wire);
-	krc_mt_write_slot(krc_mt_slot(table, (u32)i), g, KRC_MT_USED, wire);
+	krc_mt_write_slot(s, g, KRC_MT_USED, wire);
+	krc_mt_dir_put(table, g, s, idx, card);
 	if (slot)
 		*slot = (u32)i;
 	return 0;
@@ -241,7 +373,7 @@ int krc_mt_remove(void *table, const struct krc_mt_geom *g, const u8 gid[16],
 		  u64 incarnation)
 {
 	const u8 *s;
-	int i;
+	int i, idx;
 
 	if (!krc_mt_geom_ok(g->nslots, g->nphys))
 		return -EINVAL;
@@ -253,7 +385,10 @@ int krc_mt_remove(void *table, const struct krc_mt_geom *g, const u8 gid[16],
 	if (incarnation &&
 	    krc_get_le64(s + KRC_MT_S_CARD + 40) != incarnation)
 		return -ESTALE;
+	idx = krc_mt_dir_index(s, krc_mt_dir_count(table, g));
 	krc_mt_write_slot(krc_mt_slot(table, (u32)i), g, KRC_MT_TOMB, NULL);
+	if (idx >= 0)
+		krc_mt_dir_drop(table, g, idx);
 	return 0;
 }
 
@@ -325,4 +460,38 @@ void krc_mt_window(const struct krc_mt_geom *g, const u8 gid[16], u32 *first,
 		*count = g->nphys - home;
 	else
 		*count = KRC_MT_WINDOW;
+}
+
+int krc_mt_dir_header(const void *hdr, const struct krc_mt_geom *g, u64 *gen,
+		      u32 *count)
+{
+	const u8 *d = hdr;
+
+	if (krc_get_le64(d + KRC_MT_D_CHECK) !=
+	    krc_hash64(g->seed, d, KRC_MT_D_COVERED))
+		return -EAGAIN;
+	*gen = krc_get_le64(d + KRC_MT_D_GEN);
+	if (*gen & 1)
+		return -EAGAIN;
+	*count = krc_get_le32(d + KRC_MT_D_COUNT);
+	if (*count > g->nphys || krc_get_le32(d + KRC_MT_D_COUNT + 4))
+		return -EPROTO;
+	return 0;
+}
+
+int krc_mt_dir_record(const void *rec, const struct krc_mt_geom *g,
+		      struct krc_mt_member *m)
+{
+	static const u8 zero[16];
+	const u8 *r = rec;
+
+	if (krc_get_le32(r + KRC_MT_R_CHECK) !=
+	    (u32)krc_hash64(g->seed, r, KRC_MT_R_CHECK))
+		return -EAGAIN;
+	memcpy(m->gid, r + KRC_MT_R_GID, 16);
+	m->incarnation = krc_get_le64(r + KRC_MT_R_INCARNATION);
+	m->node_id = krc_get_le32(r + KRC_MT_R_NODE_ID);
+	if (!memcmp(m->gid, zero, 16) || !m->incarnation)
+		return -EPROTO;
+	return 0;
 }

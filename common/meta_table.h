@@ -41,12 +41,14 @@
 #include "../include/uapi/krcore.h"
 
 #define KRC_MT_MAGIC		0x314c42544352524bULL	/* "KRRCTBL1" */
-#define KRC_MT_VERSION		1
+#define KRC_MT_VERSION		2
 #define KRC_MT_HDR_SIZE		128
 #define KRC_MT_SLOT_SIZE	128
 #define KRC_MT_WINDOW		8	/* slots per lookup READ (1 KiB) */
 #define KRC_MT_SPILL		256	/* slots past the last home slot */
 #define KRC_MT_MAX_PROBE	KRC_MT_SPILL	/* longest displacement allowed */
+#define KRC_MT_DIR_HDR_SIZE	64
+#define KRC_MT_REC_SIZE		32
 
 enum krc_mt_state {
 	KRC_MT_EMPTY	= 0,
@@ -66,7 +68,7 @@ struct krc_mt_geom {
 void krc_mt_geom_init(struct krc_mt_geom *g, u32 nslots, u64 seed,
 		      u64 incarnation);
 
-/* Bytes of a whole table (header and every slot). */
+/* Bytes of a whole table (header, every slot, the member directory). */
 size_t krc_mt_bytes(const struct krc_mt_geom *g);
 
 /* Byte offset of slot @slot from the table start. */
@@ -74,6 +76,26 @@ static inline u64 krc_mt_slot_offset(u32 slot)
 {
 	return KRC_MT_HDR_SIZE + (u64)slot * KRC_MT_SLOT_SIZE;
 }
+
+/* Byte offset of the member directory's header from the table start. */
+static inline u64 krc_mt_dir_offset(const struct krc_mt_geom *g)
+{
+	return krc_mt_slot_offset(g->nphys);
+}
+
+/* Byte offset of directory record @i from the table start. */
+static inline u64 krc_mt_rec_offset(const struct krc_mt_geom *g, u32 i)
+{
+	return krc_mt_dir_offset(g) + KRC_MT_DIR_HDR_SIZE +
+	       (u64)i * KRC_MT_REC_SIZE;
+}
+
+/* A member as the directory lists it. */
+struct krc_mt_member {
+	u8 gid[16];
+	u64 incarnation;
+	u32 node_id;
+};
 
 /* The home slot of @gid. */
 u32 krc_mt_home(const struct krc_mt_geom *g, const u8 gid[16]);
@@ -88,16 +110,19 @@ int krc_mt_format(void *table, const struct krc_mt_geom *g);
 int krc_mt_parse_header(const void *hdr, struct krc_mt_geom *g);
 
 /*
- * Writer: insert @card or update the entry with the same GID in place.
- * Returns 0 with the slot in *slot, or -ENOSPC when no free slot is within
- * KRC_MT_MAX_PROBE of home, -EINVAL for an invalid card.
+ * Writer: insert @card or update the entry with the same GID in place,
+ * and its directory record (a new generation only if the record changed:
+ * a new GID, incarnation or node id). Returns 0 with the slot in *slot,
+ * or -ENOSPC when no free slot is within KRC_MT_MAX_PROBE of home,
+ * -EINVAL for an invalid card.
  */
 int krc_mt_insert(void *table, const struct krc_mt_geom *g,
 		  const struct krcore_card *card, u32 *slot);
 
 /*
- * Writer: remove the entry of @gid (leaving a tombstone) if its
- * incarnation is @incarnation, or whatever it is if @incarnation is 0.
+ * Writer: remove the entry of @gid (leaving a tombstone) and its directory
+ * record if its incarnation is @incarnation, or whatever it is if
+ * @incarnation is 0.
  * Returns 0, -ENOENT (no entry) or -ESTALE (another incarnation).
  */
 int krc_mt_remove(void *table, const struct krc_mt_geom *g, const u8 gid[16],
@@ -125,6 +150,23 @@ int krc_mt_scan(const void *snap, u32 first, u32 n,
  */
 int krc_mt_slot_card(const void *slot, const struct krc_mt_geom *g,
 		     struct krcore_card *card);
+
+/*
+ * Reader: check a directory header as READ (KRC_MT_DIR_HDR_SIZE bytes):
+ * 0 with *gen and *count, -EAGAIN (torn, or a write in progress: READ it
+ * again) or -EPROTO (it passed its check but lists more records than the
+ * table has slots: a MetaServer this reader does not believe).
+ */
+int krc_mt_dir_header(const void *hdr, const struct krc_mt_geom *g, u64 *gen,
+		      u32 *count);
+
+/*
+ * Reader: one directory record as READ: 0 with *m, -EAGAIN (torn) or
+ * -EPROTO (it passed its check but names no node: zero GID or
+ * incarnation).
+ */
+int krc_mt_dir_record(const void *rec, const struct krc_mt_geom *g,
+		      struct krc_mt_member *m);
 
 /* The window a lookup READs first: slots [home, home + count). */
 void krc_mt_window(const struct krc_mt_geom *g, const u8 gid[16], u32 *first,

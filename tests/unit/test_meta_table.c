@@ -150,6 +150,44 @@ static unsigned int expect_absent(const struct table *t, const u8 gid[16])
 }
 
 /*
+ * The member directory lists exactly the cards of the USED slots, once
+ * each (its header and every record pass their checks); returns its gen.
+ */
+static u64 assert_dir_consistent(const struct table *t)
+{
+	const u8 *d = t->mem + krc_mt_dir_offset(&t->rg);
+	struct krc_mt_member m;
+	struct krcore_card c;
+	u32 i, count, used;
+	unsigned int reads;
+	u64 gen;
+
+	assert_int_equal(krc_mt_dir_header(d, &t->rg, &gen, &count), 0);
+	for (i = 0; i < count; i++) {
+		const u8 *r = t->mem + krc_mt_rec_offset(&t->rg, i);
+		u32 slot;
+
+		assert_int_equal(krc_mt_dir_record(r, &t->rg, &m), 0);
+		assert_int_equal(lookup(t, m.gid, &c, &slot, &reads), 0);
+		assert_true(c.incarnation == m.incarnation);
+		assert_int_equal(c.node_id, m.node_id);
+		/* the writer's back pointer */
+		assert_int_equal(krc_get_le32(slot_ptr(t, slot) + 80), i + 1);
+	}
+	for (i = count; i < t->rg.nphys; i++) {
+		const u8 *r = t->mem + krc_mt_rec_offset(&t->rg, i);
+		static const u8 zero[KRC_MT_REC_SIZE];
+
+		assert_memory_equal(r, zero, KRC_MT_REC_SIZE);
+	}
+	used = 0;
+	for (i = 0; i < t->rg.nphys; i++)
+		used += krc_get_le32(slot_ptr(t, i) + 4) == KRC_MT_USED;
+	assert_int_equal(count, used);
+	return gen;
+}
+
+/*
  * Every slot is stable, and every USED slot is within KRC_MT_MAX_PROBE of
  * its home with no empty slot between home and it (else lookups miss it).
  */
@@ -173,6 +211,7 @@ static void assert_table_consistent(const struct table *t)
 			assert_int_not_equal(krc_get_le32(slot_ptr(t, j) + 4),
 					     KRC_MT_EMPTY);
 	}
+	assert_dir_consistent(t);
 }
 
 static void print_hist(const char *what, const unsigned int *hist,
@@ -209,7 +248,12 @@ static void test_geometry(void **state)
 	}
 	krc_mt_geom_init(&g, 131072, 1, 1);
 	assert_int_equal(krc_mt_bytes(&g),
-			 KRC_MT_HDR_SIZE + (131072 + KRC_MT_SPILL) * SLOT);
+			 KRC_MT_HDR_SIZE + (131072 + KRC_MT_SPILL) * SLOT +
+			 KRC_MT_DIR_HDR_SIZE +
+			 (131072 + KRC_MT_SPILL) * KRC_MT_REC_SIZE);
+	assert_int_equal(krc_mt_dir_offset(&g), krc_mt_slot_offset(g.nphys));
+	assert_int_equal(krc_mt_rec_offset(&g, 2),
+			 krc_mt_dir_offset(&g) + KRC_MT_DIR_HDR_SIZE + 64);
 	assert_int_equal(krc_mt_slot_offset(0), KRC_MT_HDR_SIZE);
 	assert_int_equal(krc_mt_slot_offset(3), KRC_MT_HDR_SIZE + 3 * SLOT);
 }
@@ -245,7 +289,8 @@ static void test_header(void **state)
 		assert_true(krc_get_le64(s + 72) == krc_hash64(g.seed, s, 72));
 		assert_memory_equal(s + 80, zero72, 48);
 	}
-	assert_int_equal(t.bytes, KRC_MT_HDR_SIZE + g.nphys * SLOT);
+	assert_int_equal(t.bytes, KRC_MT_HDR_SIZE + g.nphys * SLOT +
+			 KRC_MT_DIR_HDR_SIZE + g.nphys * KRC_MT_REC_SIZE);
 
 	memcpy(hdr, t.mem, sizeof(hdr));
 	assert_int_equal(krc_mt_parse_header(hdr, &p), 0);
@@ -453,7 +498,9 @@ static void test_basics(void **state)
 		krc_card_encode(&a, wire);
 		assert_memory_equal(s + 8, wire, sizeof(wire));
 		assert_true(krc_get_le64(s + 72) == krc_hash64(t.g.seed, s, 72));
-		assert_memory_equal(s + 80, zero, sizeof(zero));
+		/* the writer's: directory record 0 */
+		assert_int_equal(krc_get_le32(s + 80), 1);
+		assert_memory_equal(s + 84, zero, sizeof(zero) - 4);
 		assert_int_equal(krc_get_le32(s + 124), 2);
 	}
 	assert_int_equal(krc_mt_insert(t.mem, &t.g, &b, NULL), 0);
@@ -1015,6 +1062,332 @@ static void test_slot_card(void **state)
 	table_free(&t);
 }
 
+/* 6. the member directory */
+
+static u64 dir_gen(const struct table *t)
+{
+	u64 gen;
+	u32 count;
+
+	assert_int_equal(krc_mt_dir_header(t->mem + krc_mt_dir_offset(&t->rg),
+					   &t->rg, &gen, &count), 0);
+	return gen;
+}
+
+static const u8 *rec_ptr(const struct table *t, u32 i)
+{
+	return t->mem + krc_mt_rec_offset(&t->rg, i);
+}
+
+static void test_directory(void **state)
+{
+	struct krcore_card c[4];
+	struct krc_mt_member m;
+	const u8 *d, *r;
+	struct table t;
+	u64 gen;
+	u32 i, count;
+
+	(void)state;
+	table_new(&t, 64, 0x0123456789abcdefULL);
+	/* the wire form of an empty directory */
+	d = t.mem + krc_mt_dir_offset(&t.g);
+	assert_true(krc_get_le64(d) == 0x0123456789abcdeeULL);
+	assert_int_equal(krc_get_le32(d + 8), 0);
+	assert_int_equal(krc_get_le32(d + 12), 0);
+	assert_true(krc_get_le64(d + 16) == krc_hash64(t.g.seed, d, 16));
+	for (i = 24; i < KRC_MT_DIR_HDR_SIZE; i++)
+		assert_int_equal(d[i], 0);
+	gen = assert_dir_consistent(&t);
+
+	/* a join: a record at the end, the generation + 2 */
+	for (i = 0; i < 4; i++) {
+		make_card(&c[i], 100 + i);
+		assert_int_equal(krc_mt_insert(t.mem, &t.g, &c[i], NULL), 0);
+		assert_true(assert_dir_consistent(&t) == gen + 2 * (i + 1));
+	}
+	gen += 8;
+	r = rec_ptr(&t, 2);
+	assert_memory_equal(r, c[2].gid, 16);
+	assert_true(krc_get_le64(r + 16) == c[2].incarnation);
+	assert_int_equal(krc_get_le32(r + 24), c[2].node_id);
+	assert_int_equal(krc_get_le32(r + 28),
+			 (u32)krc_hash64(t.g.seed, r, 28));
+	assert_int_equal(krc_mt_dir_record(r, &t.rg, &m), 0);
+	assert_memory_equal(m.gid, c[2].gid, 16);
+
+	/* the same card again, or another QPN: no change to the list */
+	assert_int_equal(krc_mt_insert(t.mem, &t.g, &c[1], NULL), 0);
+	c[1].ud_qpn++;
+	assert_int_equal(krc_mt_insert(t.mem, &t.g, &c[1], NULL), 0);
+	assert_true(assert_dir_consistent(&t) == gen);
+	/* a reload (new incarnation): in place, a new generation */
+	c[1].incarnation++;
+	assert_int_equal(krc_mt_insert(t.mem, &t.g, &c[1], NULL), 0);
+	assert_true(assert_dir_consistent(&t) == gen + 2);
+	assert_int_equal(krc_mt_dir_record(rec_ptr(&t, 1), &t.rg, &m), 0);
+	assert_true(m.incarnation == c[1].incarnation);
+	gen += 2;
+
+	/* a refused removal changes nothing */
+	assert_int_equal(krc_mt_remove(t.mem, &t.g, c[0].gid, 5), -ESTALE);
+	assert_true(assert_dir_consistent(&t) == gen);
+	/* a leave: the last record takes its place */
+	assert_int_equal(krc_mt_remove(t.mem, &t.g, c[0].gid,
+				       c[0].incarnation), 0);
+	assert_true(assert_dir_consistent(&t) == gen + 2);
+	assert_int_equal(krc_mt_dir_header(d, &t.rg, &gen, &count), 0);
+	assert_int_equal(count, 3);
+	assert_int_equal(krc_mt_dir_record(rec_ptr(&t, 0), &t.rg, &m), 0);
+	assert_memory_equal(m.gid, c[3].gid, 16);
+	assert_int_equal(krc_mt_remove(t.mem, &t.g, c[0].gid, 0), -ENOENT);
+	/* the last one leaves: nothing moves */
+	assert_int_equal(krc_mt_remove(t.mem, &t.g, c[2].gid, 0), 0);
+	assert_true(assert_dir_consistent(&t) == gen + 2);
+	/* and joins again, at the end */
+	assert_int_equal(krc_mt_insert(t.mem, &t.g, &c[0], NULL), 0);
+	assert_true(assert_dir_consistent(&t) == gen + 4);
+	assert_int_equal(krc_mt_dir_record(rec_ptr(&t, 2), &t.rg, &m), 0);
+	assert_memory_equal(m.gid, c[0].gid, 16);
+	table_free(&t);
+}
+
+/* Random joins, leaves and reloads against a model of who is in. */
+static void test_directory_random(void **state)
+{
+	enum { NODES = 300, OPS = 6000 };
+	static bool in[NODES];
+	static u64 inc[NODES];
+	struct krcore_card c;
+	struct table t;
+	u64 s = 42, gen;
+	u32 i, n, count, members = 0;
+	int ret;
+
+	(void)state;
+	table_new(&t, 64, 0xfeedfacecafef00dULL);
+	gen = dir_gen(&t);
+	memset(in, 0, sizeof(in));
+	for (i = 0; i < OPS; i++) {
+		n = (u32)(rnd(&s) % NODES);
+		make_card(&c, n);
+		c.incarnation = inc[n] ? inc[n] : c.incarnation;
+		switch (rnd(&s) % 3) {
+		case 0:		/* join, or register again */
+			ret = krc_mt_insert(t.mem, &t.g, &c, NULL);
+			if (ret == -ENOSPC) {
+				assert_false(in[n]);
+				break;
+			}
+			assert_int_equal(ret, 0);
+			if (!in[n])
+				gen += 2, members++;
+			in[n] = true;
+			inc[n] = c.incarnation;
+			break;
+		case 1:		/* reload */
+			c.incarnation = rnd(&s) | 1;
+			ret = krc_mt_insert(t.mem, &t.g, &c, NULL);
+			if (ret == -ENOSPC)
+				break;
+			assert_int_equal(ret, 0);
+			gen += 2;
+			members += !in[n];
+			in[n] = true;
+			inc[n] = c.incarnation;
+			break;
+		default:	/* leave */
+			ret = krc_mt_remove(t.mem, &t.g, c.gid, 0);
+			assert_int_equal(ret, in[n] ? 0 : -ENOENT);
+			if (in[n])
+				gen += 2, members--;
+			in[n] = false;
+			break;
+		}
+		if (i % 500 == 0 || i == OPS - 1)
+			assert_table_consistent(&t);
+		assert_true(dir_gen(&t) == gen);
+		assert_int_equal(krc_mt_dir_header(t.mem +
+						   krc_mt_dir_offset(&t.g),
+						   &t.rg, &gen, &count), 0);
+		assert_int_equal(count, members);
+	}
+	table_free(&t);
+}
+
+/*
+ * A member's list READ: the header, then the records, then the header
+ * again, each READ after the previous one completed. The writer runs
+ * @change at point @at (0: before the first READ, 1: after it, 2: after
+ * the records, 3: after the last). The list is accepted only if both
+ * headers show the same generation.
+ */
+static int read_list(struct table *t, void (*change)(struct table *), int at,
+		     struct krc_mt_member *out, u32 max, u32 *count)
+{
+	u8 h1[KRC_MT_DIR_HDR_SIZE], h2[KRC_MT_DIR_HDR_SIZE];
+	u64 gen1, gen2;
+	u32 n, c2, i;
+	int ret;
+
+	if (at == 0)
+		change(t);
+	memcpy(h1, t->mem + krc_mt_dir_offset(&t->rg), sizeof(h1));
+	ret = krc_mt_dir_header(h1, &t->rg, &gen1, &n);
+	if (ret)
+		return ret;
+	if (at == 1)
+		change(t);
+	if (n > max)
+		return -E2BIG;
+	for (i = 0; i < n; i++) {
+		ret = krc_mt_dir_record(rec_ptr(t, i), &t->rg, &out[i]);
+		if (ret)
+			return ret;
+	}
+	if (at == 2)
+		change(t);
+	memcpy(h2, t->mem + krc_mt_dir_offset(&t->rg), sizeof(h2));
+	ret = krc_mt_dir_header(h2, &t->rg, &gen2, &c2);
+	if (at == 3)
+		change(t);
+	if (ret)
+		return ret;
+	if (gen1 != gen2)
+		return -EAGAIN;
+	assert_int_equal(c2, n);
+	*count = n;
+	return 0;
+}
+
+static u32 change_kind;
+
+static void change_list(struct table *t)
+{
+	struct krcore_card c;
+
+	make_card(&c, 7 + change_kind);	/* cards 0..9 are in */
+	switch (change_kind) {
+	case 0:		/* node 7 reloads */
+		c.incarnation ^= 0x1234;
+		assert_int_equal(krc_mt_insert(t->mem, &t->g, &c, NULL), 0);
+		break;
+	case 1:		/* node 8 leaves */
+		assert_int_equal(krc_mt_remove(t->mem, &t->g, c.gid, 0), 0);
+		break;
+	default:	/* node 11 joins */
+		make_card(&c, 11);
+		assert_int_equal(krc_mt_insert(t->mem, &t->g, &c, NULL), 0);
+		break;
+	}
+}
+
+static bool list_has(const struct krc_mt_member *l, u32 n,
+		     const struct krcore_card *c)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (!memcmp(l[i].gid, c->gid, 16))
+			return l[i].incarnation == c->incarnation &&
+			       l[i].node_id == c->node_id;
+	return false;
+}
+
+static void test_directory_reader(void **state)
+{
+	u8 before[KRC_MT_DIR_HDR_SIZE], after[KRC_MT_DIR_HDR_SIZE];
+	u8 mix[KRC_MT_DIR_HDR_SIZE], rec[KRC_MT_REC_SIZE];
+	struct krc_mt_member list[16], m;
+	struct krcore_card c;
+	struct table t;
+	u32 i, n, count, mask;
+	u64 gen, g1, g2;
+	int at, ret;
+
+	(void)state;
+	for (change_kind = 0; change_kind < 3; change_kind++) {
+		for (at = 0; at < 4; at++) {
+			table_new(&t, 64, 0x77 + at);
+			for (i = 0; i < 10; i++) {
+				make_card(&c, i);
+				assert_int_equal(krc_mt_insert(t.mem, &t.g, &c,
+							       NULL), 0);
+			}
+			ret = read_list(&t, change_list, at, list, 16, &n);
+			if (at == 1 || at == 2) {
+				/* the list changed under the reader */
+				assert_int_equal(ret, -EAGAIN);
+				table_free(&t);
+				continue;
+			}
+			assert_int_equal(ret, 0);
+			/* before the change, or after it: one version */
+			assert_int_equal(n, at == 3 ? 10 :
+					 change_kind == 1 ? 9 :
+					 change_kind == 2 ? 11 : 10);
+			make_card(&c, 7);
+			if (at == 0 && change_kind == 0)
+				c.incarnation ^= 0x1234;
+			assert_true(list_has(list, n, &c));
+			make_card(&c, 8);
+			assert_int_equal(list_has(list, n, &c),
+					 at == 3 || change_kind != 1);
+			table_free(&t);
+		}
+	}
+
+	/* a header torn between two versions is one of them, or refused */
+	table_new(&t, 64, 0x99);
+	memcpy(before, t.mem + krc_mt_dir_offset(&t.g), sizeof(before));
+	assert_int_equal(krc_mt_dir_header(before, &t.rg, &g1, &count), 0);
+	make_card(&c, 1);
+	assert_int_equal(krc_mt_insert(t.mem, &t.g, &c, NULL), 0);
+	memcpy(after, t.mem + krc_mt_dir_offset(&t.g), sizeof(after));
+	assert_int_equal(krc_mt_dir_header(after, &t.rg, &g2, &count), 0);
+	for (mask = 0; mask < 256; mask++) {
+		for (i = 0; i < 8; i++)
+			memcpy(mix + 8 * i, (mask >> i & 1 ? after : before) +
+			       8 * i, 8);
+		ret = krc_mt_dir_header(mix, &t.rg, &gen, &count);
+		if (ret) {
+			assert_int_equal(ret, -EAGAIN);
+			continue;
+		}
+		assert_true((gen == g1 && count == 0) ||
+			    (gen == g2 && count == 1));
+	}
+	/* a bit flipped anywhere in a record is caught */
+	memcpy(rec, rec_ptr(&t, 0), sizeof(rec));
+	assert_int_equal(krc_mt_dir_record(rec, &t.rg, &m), 0);
+	for (i = 0; i < 8 * KRC_MT_REC_SIZE; i++) {
+		rec[i / 8] ^= (u8)(1 << (i % 8));
+		assert_int_equal(krc_mt_dir_record(rec, &t.rg, &m), -EAGAIN);
+		rec[i / 8] ^= (u8)(1 << (i % 8));
+	}
+	/* checks that pass, contents that do not: refused */
+	memset(rec, 0, sizeof(rec));
+	krc_put_le64(rec + 16, 5);
+	krc_put_le32(rec + 28, (u32)krc_hash64(t.g.seed, rec, 28));
+	assert_int_equal(krc_mt_dir_record(rec, &t.rg, &m), -EPROTO);
+	memcpy(mix, after, sizeof(mix));
+	krc_put_le32(mix + 8, t.g.nphys + 1);
+	krc_put_le64(mix + 16, krc_hash64(t.g.seed, mix, 16));
+	assert_int_equal(krc_mt_dir_header(mix, &t.rg, &gen, &count), -EPROTO);
+	krc_put_le32(mix + 8, t.g.nphys);
+	krc_put_le64(mix + 16, krc_hash64(t.g.seed, mix, 16));
+	assert_int_equal(krc_mt_dir_header(mix, &t.rg, &gen, &count), 0);
+	krc_put_le32(mix + 12, 1);
+	krc_put_le64(mix + 16, krc_hash64(t.g.seed, mix, 16));
+	assert_int_equal(krc_mt_dir_header(mix, &t.rg, &gen, &count), -EPROTO);
+	/* an odd generation: a write in progress */
+	krc_put_le32(mix + 12, 0);
+	krc_put_le64(mix, g2 + 1);
+	krc_put_le64(mix + 16, krc_hash64(t.g.seed, mix, 16));
+	assert_int_equal(krc_mt_dir_header(mix, &t.rg, &gen, &count), -EAGAIN);
+	table_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1028,6 +1401,9 @@ int main(void)
 		cmocka_unit_test(test_torn_reads),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_slot_card),
+		cmocka_unit_test(test_directory),
+		cmocka_unit_test(test_directory_random),
+		cmocka_unit_test(test_directory_reader),
 	};
 
 	return cmocka_run_group_tests_name("meta_table", tests, NULL, NULL);
