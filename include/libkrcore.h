@@ -77,6 +77,23 @@ int krc_qconnect_gid(struct krc_vq *vq, const uint8_t gid[16], uint32_t port,
 /* "pooled+cached", "lookup+handshake"...: the path bits as text. */
 const char *krc_path_str(uint32_t path, char *buf, size_t len);
 
+/*
+ * Membership (ABI 9): the nodes registered with the MetaServer, sorted by
+ * GID (KRCORE_MEMBER_F_SELF marks this node). Writes the first @max to
+ * @out and returns how many members there are (more than @max: only @max
+ * written), or -errno (-EHOSTUNREACH: no MetaServer now). *gen (if not
+ * NULL) gets the list's generation, which changes whenever a node joins,
+ * leaves or reloads: compare it for equality only. krc_members_wait()
+ * first waits up to @timeout_ms (at most KRCORE_MEMBERS_MAX_WAIT_MS)
+ * until the generation is no longer @since; on timeout it returns the
+ * list with *gen == @since.
+ */
+int krc_members(struct krc_vq *vq, struct krcore_member *out,
+		unsigned int max, uint64_t *gen);
+int krc_members_wait(struct krc_vq *vq, uint64_t since, unsigned int timeout_ms,
+		     struct krcore_member *out, unsigned int max,
+		     uint64_t *gen);
+
 /* Look a node's card up (cache, else MetaServer READs); no connection. */
 int krc_lookup(struct krc_vq *vq, const char *addr, unsigned int flags,
 	       struct krcore_lookup *lk);

@@ -25,7 +25,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define KRCORE_ABI_VERSION	8
+#define KRCORE_ABI_VERSION	9
 #define KRCORE_DEVICE_PATH	"/dev/krcore"
 #define KRCORE_IOC_MAGIC	0xC7
 
@@ -227,6 +227,51 @@ struct krcore_node_info {
 	__u32 spares;		/* spare QPs ready */
 	__u32 pool_size;	/* target connections per peer */
 	struct krcore_card card;	/* this node's */
+};
+
+/*
+ * KRCORE_IOC_MEMBERS (ABI 9): the nodes registered with the MetaServer
+ * (membership), sorted by GID, read from the table's member directory
+ * with one-sided READs. @gen changes whenever the list does (a node
+ * joins, leaves or reloads, or the MetaServer restarts): compare it for
+ * equality only. With @timeout_ms > 0 the call first waits, up to that
+ * long, until the generation differs from @since_gen (it looks every
+ * KRCORE_MEMBERS_POLL_MS); on timeout it returns 0 with the list of
+ * @since_gen. @count is the number of members; the first min(count, max)
+ * are written to @entries. A node that stopped without unloading krcore
+ * stays listed until it loads again (a new incarnation) or is removed.
+ * Errors: EINVAL (flags or reserved not 0, @timeout_ms above
+ * KRCORE_MEMBERS_MAX_WAIT_MS), EHOSTUNREACH (no MetaServer: none
+ * configured, or not connected now), EIO (the directory kept changing
+ * under the READs, or the MetaServer's bytes did not check), E2BIG (more
+ * members than this node keeps a list of: module parameter members_max),
+ * EINTR (a signal while waiting), EFAULT, ENOMEM, ENODEV.
+ */
+#define KRCORE_MEMBERS_POLL_MS		20
+#define KRCORE_MEMBERS_MAX_WAIT_MS	60000
+
+enum krcore_member_flags {
+	KRCORE_MEMBER_F_SELF		= 1 << 0,	/* this node */
+	KRCORE_MEMBER_F_META_HOST	= 1 << 1,	/* hosts the table */
+};
+
+struct krcore_member {
+	__u8  gid[16];
+	__u64 incarnation;	/* new at every load of its module */
+	__u32 node_id;		/* its card's node id */
+	__u32 flags;		/* enum krcore_member_flags */
+};
+
+struct krcore_members {
+	__u64 entries;		/* in: user address of @max krcore_member */
+	__u32 max;		/* in */
+	__u32 count;		/* out: members */
+	__u64 since_gen;	/* in: with @timeout_ms, wait for another */
+	__u64 gen;		/* out: the list's generation */
+	__u32 timeout_ms;	/* in: 0 = do not wait */
+	__u32 flags;		/* in: 0 */
+	__u32 self;		/* out: this node's index in the list, or ~0 */
+	__u32 reserved;		/* in: 0 */
 };
 
 /*
@@ -661,5 +706,7 @@ struct krcore_qwait {
 	_IO(KRCORE_IOC_MAGIC, 0x0e)
 #define KRCORE_IOC_FLOW_WAIT \
 	_IOWR(KRCORE_IOC_MAGIC, 0x0f, struct krcore_flow_wait)
+#define KRCORE_IOC_MEMBERS \
+	_IOWR(KRCORE_IOC_MAGIC, 0x10, struct krcore_members)
 
 #endif /* _UAPI_KRCORE_H */

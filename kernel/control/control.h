@@ -121,4 +121,22 @@ void krc_meta_stop(struct krc_node *node);
 int krc_meta_lookup(const u8 gid[16], struct krcore_card *card, u32 *reads);
 void krc_meta_info(struct krcore_node_info *info);
 
+/*
+ * meta_members.c: the members, sorted by GID, as the MetaServer's
+ * directory lists them, READ afresh if the last READ of its generation is
+ * older than @max_age_ms; the first min(@max, count) copied to v->m
+ * (kvmalloc'ed: the caller kvfree()s it). Under krc_node_enter(). 0,
+ * -EHOSTUNREACH, -EIO, -E2BIG, -ENOMEM, -EINTR.
+ */
+struct krc_members_view {
+	u64 gen;
+	u32 count;			/* members */
+	u32 self;			/* this node's index, or ~0 */
+	u32 n;				/* entries in m */
+	struct krcore_member *m;
+};
+
+int krc_meta_members(u32 max, unsigned int max_age_ms,
+		     struct krc_members_view *v);
+
 #endif /* KRC_CONTROL_H */

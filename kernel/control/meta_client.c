@@ -509,6 +509,7 @@ void krc_meta_stop(struct krc_node *node)
 	krc_mc.local = false;
 	krc_mc.state = KRCORE_META_NONE;
 	mutex_unlock(&krc_mc.lock);
+	krc_meta_members_forget();
 }
 
 void krc_meta_info(struct krcore_node_info *info)

@@ -3,8 +3,8 @@
  * control/meta_client.h - what the two files of a member's MetaServer
  * client share: the client (krc_mc, there is one) and its connection to
  * the MetaServer (struct krc_mc_conn), which meta_client.c makes,
- * registers and tears down and meta_lookup.c READs the table over.
- * Private to those two files.
+ * registers and tears down, and meta_lookup.c and meta_members.c READ
+ * the table over. Private to those files.
  *
  * Locks: krc_mc.lock (control.h's meta client's lock: connect, RPCs,
  * teardown) > krc_mc.cur_lock and a connection's lock; those two and
@@ -73,5 +73,20 @@ void krc_mc_schedule_reconnect(void);
 
 /* meta_lookup.c */
 void krc_mc_prewarm_work(struct work_struct *work);
+/*
+ * Where the table is READ: 0 with *mcp (a reference, NULL when the table
+ * is on this node) and its geometry, or -EHOSTUNREACH.
+ */
+int krc_mc_target(struct krc_mc_conn **mcp, struct krc_mt_geom *geom);
+/*
+ * READ [off, off + len) of the table into @kop (len <= kop->len) and wait:
+ * 0, or an errno (-EHOSTUNREACH once a remote table stopped answering: the
+ * connection is then given up for a new one).
+ */
+int krc_mc_read_wait(struct krc_mc_conn *mc, struct krc_kop *kop, u64 off,
+		     u32 len);
+
+/* meta_members.c */
+void krc_meta_members_forget(void);
 
 #endif /* KRC_META_CLIENT_H */

@@ -72,12 +72,10 @@ static void krc_mc_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	krc_kop_cqe_done(cq, wc);
 }
 
-/* Post one READ of slots [first, first + count) of the table. */
-static int krc_mc_read(struct krc_mc_conn *mc, struct krc_kop *kop, u32 first,
-		       u32 count)
+/* Post one READ of [off, off + len) of the table. */
+static int krc_mc_read(struct krc_mc_conn *mc, struct krc_kop *kop, u64 off,
+		       u32 len)
 {
-	u32 len = count * KRC_MT_SLOT_SIZE;
-	u64 off = krc_mt_slot_offset(first);
 	struct ib_sge sge = {
 		.addr = kop->dma,
 		.length = len,
@@ -94,6 +92,8 @@ static int krc_mc_read(struct krc_mc_conn *mc, struct krc_kop *kop, u32 first,
 	u32 rkey;
 	int ret;
 
+	if (WARN_ON_ONCE(len > kop->len))
+		return -EINVAL;
 	if (!mc) {
 		struct krc_mt_geom geom;
 
@@ -124,27 +124,57 @@ static int krc_mc_read(struct krc_mc_conn *mc, struct krc_kop *kop, u32 first,
 	return ret;
 }
 
+int krc_mc_read_wait(struct krc_mc_conn *mc, struct krc_kop *kop, u64 off,
+		     u32 len)
+{
+	int ret = krc_mc_read(mc, kop, off, len);
+
+	if (!ret)
+		ret = krc_kop_wait(kop, KRC_MC_READ_MS);
+	if (!ret) {
+		krc_event(KRC_EV_META_READS);
+		return 0;
+	}
+	if (mc) {
+		/* The MetaServer does not answer: reconnect. */
+		pr_warn_ratelimited("krcore: MetaServer READ failed: %d\n", ret);
+		spin_lock_bh(&mc->lock);
+		mc->dead = true;
+		spin_unlock_bh(&mc->lock);
+		krc_mc_schedule_reconnect();
+		ret = -EHOSTUNREACH;
+	}
+	return ret;
+}
+
+int krc_mc_target(struct krc_mc_conn **mcp, struct krc_mt_geom *geom)
+{
+	u64 addr;
+	u32 rkey;
+
+	*mcp = NULL;
+	if (krc_mc.local)
+		return krc_meta_host_where(geom, &addr, &rkey) ? -EHOSTUNREACH
+							       : 0;
+	*mcp = krc_mc_get_cur();
+	if (!*mcp)
+		return -EHOSTUNREACH;
+	*geom = (*mcp)->geom;
+	return 0;
+}
+
 int krc_meta_lookup(const u8 gid[16], struct krcore_card *card, u32 *reads)
 {
-	struct krc_mc_conn *mc = NULL;
+	struct krc_mc_conn *mc;
 	struct krc_mt_geom geom;
 	int torn = 0, ret, i;
 	u32 first, count;
 
-	if (krc_mc.local) {
-		u64 addr;
-		u32 rkey;
-
-		ret = krc_meta_host_where(&geom, &addr, &rkey);
-		if (ret)
-			return -EHOSTUNREACH;
-	} else {
-		mc = krc_mc_get_cur();
-		if (!mc) {
+	ret = krc_mc_target(&mc, &geom);
+	if (ret) {
+		if (!krc_mc.local)
 			krc_event(KRC_EV_META_UNREACHABLE);
-			return -EHOSTUNREACH;
-		}
-		geom = mc->geom;
+		return ret;
 	}
 
 	krc_mt_window(&geom, gid, &first, &count);
@@ -156,23 +186,12 @@ int krc_meta_lookup(const u8 gid[16], struct krcore_card *card, u32 *reads)
 			ret = -ENOMEM;
 			break;
 		}
-		ret = krc_mc_read(mc, kop, first, count);
-		if (!ret)
-			ret = krc_kop_wait(kop, KRC_MC_READ_MS);
+		ret = krc_mc_read_wait(mc, kop, krc_mt_slot_offset(first),
+				       count * KRC_MT_SLOT_SIZE);
 		if (!ret) {
 			(*reads)++;
-			krc_event(KRC_EV_META_READS);
 			ret = krc_mt_scan(kop->buf, first, count, &geom, gid,
 					  card, NULL);
-		} else if (mc) {
-			/* The MetaServer does not answer: reconnect. */
-			pr_warn_ratelimited("krcore: MetaServer READ failed: %d\n",
-					    ret);
-			spin_lock_bh(&mc->lock);
-			mc->dead = true;
-			spin_unlock_bh(&mc->lock);
-			krc_mc_schedule_reconnect();
-			ret = -EHOSTUNREACH;
 		}
 		krc_mc_kop_done(kop);
 		if (ret == -EAGAIN && ++torn <= KRC_MC_TORN_RETRIES) {
@@ -211,24 +230,14 @@ void krc_meta_on_card(void (*fn)(const struct krcore_card *card))
 void krc_mc_prewarm_work(struct work_struct *work)
 {
 	u32 len = KRC_MC_SCAN_SLOTS * KRC_MT_SLOT_SIZE;
-	struct krc_mc_conn *mc = NULL;
+	struct krc_mc_conn *mc;
 	struct krc_mt_geom geom;
 	struct krcore_card card;
 	u32 first, count, i, nodes = 0;
 	int ret = 0;
 
-	if (krc_mc.local) {
-		u64 addr;
-		u32 rkey;
-
-		if (krc_meta_host_where(&geom, &addr, &rkey))
-			return;
-	} else {
-		mc = krc_mc_get_cur();
-		if (!mc)
-			return;
-		geom = mc->geom;
-	}
+	if (krc_mc_target(&mc, &geom))
+		return;
 	for (first = 0; first < geom.nphys && !ret; first += count) {
 		struct krc_kop *kop;
 
@@ -238,10 +247,8 @@ void krc_mc_prewarm_work(struct work_struct *work)
 		kop = krc_kop_alloc(krc_node.dev->ibdev, len, DMA_FROM_DEVICE);
 		if (!kop)
 			break;
-		ret = krc_mc_read(mc, kop, first, count);
-		if (!ret)
-			ret = krc_kop_wait(kop, KRC_MC_READ_MS);
-		krc_event(KRC_EV_META_READS);
+		ret = krc_mc_read_wait(mc, kop, krc_mt_slot_offset(first),
+				       count * KRC_MT_SLOT_SIZE);
 		for (i = 0; !ret && i < count; i++) {
 			/* A torn slot is skipped: qconnect finds it later. */
 			if (krc_mt_slot_card((u8 *)kop->buf + i * KRC_MT_SLOT_SIZE,

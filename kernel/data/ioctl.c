@@ -8,7 +8,9 @@
  */
 #include <linux/capability.h>
 #include <linux/fs.h>
+#include <linux/delay.h>
 #include <linux/ktime.h>
+#include <linux/mm.h>
 #include <linux/uaccess.h>
 
 #include "data/data.h"
@@ -495,6 +497,55 @@ static int krc_vq_enter(struct krc_vqueue *vq)
 	return ret;
 }
 
+/*
+ * Membership (any user of /dev/krcore: node addresses and incarnations
+ * are what KRCORE_IOC_LOOKUP gives too). Each look at the list enters the
+ * node's gate; the wait between looks is outside it, so that a waiting
+ * process never holds up the node's teardown.
+ */
+static long krc_ioc_members(struct krc_vqueue *vq, void __user *uarg)
+{
+	unsigned long deadline;
+	struct krcore_members ms;
+	struct krc_members_view v;
+	unsigned int age = 0;
+	long ret;
+
+	if (copy_from_user(&ms, uarg, sizeof(ms)))
+		return -EFAULT;
+	if (ms.flags || ms.reserved ||
+	    ms.timeout_ms > KRCORE_MEMBERS_MAX_WAIT_MS)
+		return -EINVAL;
+	deadline = jiffies + msecs_to_jiffies(ms.timeout_ms);
+	for (;;) {
+		ret = krc_vq_enter(vq);
+		if (ret)
+			return ret;
+		ret = krc_meta_members(ms.max, age, &v);
+		krc_node_leave();
+		if (ret)
+			return ret;
+		if (!ms.timeout_ms || v.gen != ms.since_gen ||
+		    time_after_eq(jiffies, deadline))
+			break;
+		kvfree(v.m);
+		if (msleep_interruptible(KRCORE_MEMBERS_POLL_MS))
+			return -EINTR;
+		age = KRCORE_MEMBERS_POLL_MS;
+	}
+	ms.count = v.count;
+	ms.gen = v.gen;
+	ms.self = v.self;
+	ret = 0;
+	if (v.n && copy_to_user(u64_to_user_ptr(ms.entries), v.m,
+				(size_t)v.n * sizeof(*v.m)))
+		ret = -EFAULT;
+	kvfree(v.m);
+	if (!ret && copy_to_user(uarg, &ms, sizeof(ms)))
+		ret = -EFAULT;
+	return ret;
+}
+
 static long krc_vq_ioctl_dev(struct krc_vqueue *vq, unsigned int cmd,
 			     void __user *uarg)
 {
@@ -554,6 +605,10 @@ long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case KRCORE_IOC_FLOW_WAIT:
 		/* Sleeps: outside the gate, like QWAIT. */
 		ret = krc_ioc_flow_wait(vq, uarg);
+		break;
+	case KRCORE_IOC_MEMBERS:
+		/* Sleeps between its looks, which enter the gate. */
+		ret = krc_ioc_members(vq, uarg);
 		break;
 	case KRCORE_IOC_LOOKUP:
 	case KRCORE_IOC_QCONNECT:

@@ -294,8 +294,8 @@ static void ioc(unsigned long cmd, unsigned int nr, size_t size,
 
 static void do_static(void)
 {
-	check(KRCORE_ABI_VERSION == 8,
-	      "this contract test is of ABI version 8", "%d",
+	check(KRCORE_ABI_VERSION == 9,
+	      "this contract test is of ABI version 9", "%d",
 	      KRCORE_ABI_VERSION);
 	check(sizeof(struct krcore_card) == KRCORE_CARD_SIZE &&
 	      KRCORE_CARD_SIZE == 64, "the node address card: 64 bytes",
@@ -319,6 +319,13 @@ static void do_static(void)
 	      (unsigned long)KRCORE_IOC_QCONSUMED);
 	IOC(KRCORE_IOC_FLOW_WAIT, 0x0f, krcore_flow_wait);
 	SIZE(krcore_flow_wait, 8);
+	IOC(KRCORE_IOC_MEMBERS, 0x10, krcore_members);
+	SIZE(krcore_members, 48);
+	SIZE(krcore_member, 32);
+	check(KRCORE_MEMBERS_POLL_MS == 20 &&
+	      KRCORE_MEMBERS_MAX_WAIT_MS == 60000,
+	      "MEMBERS: polls every 20 ms, waits 60 s at most", "%d %d",
+	      KRCORE_MEMBERS_POLL_MS, KRCORE_MEMBERS_MAX_WAIT_MS);
 	SIZE(krcore_version, 40);
 	SIZE(krcore_port_info, 136);
 	SIZE(krcore_qconnect, 128);
@@ -361,6 +368,15 @@ static void do_nometa(const char *addr)
 	check(e == EHOSTUNREACH,
 	      "qconnect: EHOSTUNREACH (no card cached and MetaServer unreachable)",
 	      "%s", strerror(e));
+	{
+		struct krcore_members ms = {};
+		int r = ioctl(fd, KRCORE_IOC_MEMBERS, &ms);
+
+		e = errno;
+		check(r == -1 && e == EHOSTUNREACH,
+		      "MEMBERS: EHOSTUNREACH while the MetaServer is away",
+		      "%d %s", r, strerror(e));
+	}
 	close(fd);
 }
 
@@ -549,6 +565,124 @@ static void check_node(int fd, const char *self, const char *peer)
 	      "PEER_INFO: index 0, 1, ... until ENOENT", "%d, %s", i,
 	      strerror(e));
 	check_peer_stats(fd, i);
+}
+
+/*
+ * MEMBERS on two nodes (this one and the MetaServer's): both listed,
+ * sorted by GID, with their cards' incarnations and node ids, SELF and
+ * META_HOST where they belong; max bounds what is written; a wait for
+ * the current generation times out with it, a wait for another one does
+ * not wait; EINVAL and EFAULT as the header says.
+ */
+static void check_members(int fd, const char *self, const char *peer)
+{
+	struct krcore_member m[4];
+	struct krcore_members ms;
+	struct krcore_lookup lk;
+	struct krcore_card card;
+	uint8_t sg[16], pg[16];
+	uint64_t t0, t1;
+	int r, e, is, ip;
+
+	gid_of(self, sg);
+	gid_of(peer, pg);
+	memset(&card, 0, sizeof(card));
+	memset(&lk, 0, sizeof(lk));
+	memcpy(lk.gid, pg, 16);
+	if (ioctl(fd, KRCORE_IOC_QUERY_CARD, &card) ||
+	    ioctl(fd, KRCORE_IOC_LOOKUP, &lk)) {
+		check(0, "MEMBERS: the cards to compare with", "%s",
+		      strerror(errno));
+		return;
+	}
+	memset(m, 0xa5, sizeof(m));
+	memset(&ms, 0, sizeof(ms));
+	ms.entries = (uintptr_t)m;
+	ms.max = 4;
+	r = ioctl(fd, KRCORE_IOC_MEMBERS, &ms);
+	e = errno;
+	check(!r && ms.count == 2 && ms.self < 2,
+	      "MEMBERS: two members, this node among them", "%d %s count %u self %u",
+	      r, strerror(e), ms.count, ms.self);
+	if (r || ms.count != 2 || ms.self >= 2)
+		return;
+	is = (int)ms.self;
+	ip = 1 - is;
+	check(memcmp(m[0].gid, m[1].gid, 16) < 0,
+	      "MEMBERS: sorted by GID", "not sorted");
+	check(!memcmp(m[is].gid, sg, 16) &&
+	      m[is].incarnation == card.incarnation &&
+	      m[is].node_id == card.node_id &&
+	      m[is].flags == KRCORE_MEMBER_F_SELF,
+	      "MEMBERS: this node's entry at @self: its card's incarnation and node id, SELF only",
+	      "flags %#x", m[is].flags);
+	check(!memcmp(m[ip].gid, pg, 16) &&
+	      m[ip].incarnation == lk.card.incarnation &&
+	      m[ip].node_id == lk.card.node_id &&
+	      m[ip].flags == KRCORE_MEMBER_F_META_HOST,
+	      "MEMBERS: the MetaServer's entry: its card's incarnation and node id, META_HOST only",
+	      "flags %#x", m[ip].flags);
+	check(m[2].incarnation == 0xa5a5a5a5a5a5a5a5ULL,
+	      "MEMBERS: nothing written past count", "written");
+
+	/* max 1: count says 2, one entry written */
+	memset(m, 0xa5, sizeof(m));
+	ms.max = 1;
+	r = ioctl(fd, KRCORE_IOC_MEMBERS, &ms);
+	check(!r && ms.count == 2 && m[1].incarnation == 0xa5a5a5a5a5a5a5a5ULL &&
+	      m[0].incarnation != 0xa5a5a5a5a5a5a5a5ULL,
+	      "MEMBERS: max 1 writes one entry, count is still 2", "%d count %u",
+	      r, ms.count);
+	ms.max = 0;
+	ms.entries = 0;
+	r = ioctl(fd, KRCORE_IOC_MEMBERS, &ms);
+	check(!r && ms.count == 2, "MEMBERS: max 0 and no array: the count",
+	      "%d count %u", r, ms.count);
+
+	/* the generation does not change: the wait ends at its timeout */
+	ms.since_gen = ms.gen;
+	ms.timeout_ms = 300;
+	t0 = now_ms();
+	r = ioctl(fd, KRCORE_IOC_MEMBERS, &ms);
+	t1 = now_ms();
+	check(!r && ms.gen == ms.since_gen && t1 - t0 >= 300,
+	      "MEMBERS: a wait for a change that does not come returns 0 with the same gen after timeout_ms",
+	      "%d after %llu ms", r, (unsigned long long)(t1 - t0));
+	ms.since_gen = ms.gen + 2;
+	ms.timeout_ms = 60000;
+	t0 = now_ms();
+	r = ioctl(fd, KRCORE_IOC_MEMBERS, &ms);
+	t1 = now_ms();
+	check(!r && ms.gen != ms.since_gen && t1 - t0 < 5000,
+	      "MEMBERS: a wait for another generation than the list's returns at once",
+	      "%d after %llu ms", r, (unsigned long long)(t1 - t0));
+
+	memset(&ms, 0, sizeof(ms));
+	ms.flags = 1;
+	r = ioctl(fd, KRCORE_IOC_MEMBERS, &ms);
+	e = errno;
+	check(r == -1 && e == EINVAL, "MEMBERS: flags not 0: EINVAL", "%d %s",
+	      r, strerror(e));
+	memset(&ms, 0, sizeof(ms));
+	ms.reserved = 1;
+	r = ioctl(fd, KRCORE_IOC_MEMBERS, &ms);
+	e = errno;
+	check(r == -1 && e == EINVAL, "MEMBERS: reserved not 0: EINVAL", "%d %s",
+	      r, strerror(e));
+	memset(&ms, 0, sizeof(ms));
+	ms.timeout_ms = KRCORE_MEMBERS_MAX_WAIT_MS + 1;
+	r = ioctl(fd, KRCORE_IOC_MEMBERS, &ms);
+	e = errno;
+	check(r == -1 && e == EINVAL,
+	      "MEMBERS: timeout_ms above KRCORE_MEMBERS_MAX_WAIT_MS: EINVAL",
+	      "%d %s", r, strerror(e));
+	memset(&ms, 0, sizeof(ms));
+	ms.entries = 8;
+	ms.max = 2;
+	r = ioctl(fd, KRCORE_IOC_MEMBERS, &ms);
+	e = errno;
+	check(r == -1 && e == EFAULT, "MEMBERS: an unwritable array: EFAULT",
+	      "%d %s", r, strerror(e));
 }
 
 static void check_lookup(int fd, const char *peer)
@@ -1599,6 +1733,7 @@ static void do_main(const char *peer, const char *info, const char *self)
 	check_qconnect(peer, self);
 	check_node(fd, self, peer);
 	check_lookup(fd, peer);
+	check_members(fd, self, peer);
 	check_probe(peer);
 	check_ring_maps(peer);
 	close(fd);

@@ -48,13 +48,14 @@
 enum op {
 	OP_OPEN, OP_CLOSE, OP_QCONNECT, OP_REG, OP_DEREG, OP_PUSH, OP_MAP,
 	OP_SCRIBBLE, OP_POP, OP_WAIT, OP_BIND, OP_LOOKUP, OP_PROBE, OP_INFO,
-	OP_RANDOM, OP_FORK, OP_MUNMAP, OP_FLOW_WAIT, OP_CONSUMED, OP_NR
+	OP_RANDOM, OP_FORK, OP_MUNMAP, OP_FLOW_WAIT, OP_CONSUMED, OP_MEMBERS,
+	OP_NR
 };
 
 static const char * const op_names[OP_NR] = {
 	"open", "close", "qconnect", "reg_mr", "dereg_mr", "qpush", "mmap",
 	"scribble", "qpop", "qwait", "qbind", "lookup", "probe", "info",
-	"random_cmd", "fork", "munmap", "flow_wait", "qconsumed",
+	"random_cmd", "fork", "munmap", "flow_wait", "qconsumed", "members",
 };
 
 /* Shared by every worker (MAP_SHARED): calls and errnos per operation. */
@@ -502,6 +503,27 @@ static void do_flow_wait(void)
 				  arg_ptr(&w, sizeof(w))));
 }
 
+/* The member list (ABI 9): any array, size, generation and wait. */
+static void do_members(void)
+{
+	struct krcore_member m[4];
+	struct krcore_members ms = {
+		.max = pick(3) ? pick(6) : any_u32(),
+		.since_gen = pick(2) ? 0 : any_u64(),
+		.timeout_ms = pick(4) ? 0 : pick(60),
+	};
+
+	ms.entries = (uintptr_t)arg_ptr(m, sizeof(m));
+	if (!pick(10))
+		ms.flags = any_u32();
+	if (!pick(10))
+		ms.reserved = any_u32();
+	if (!pick(20))
+		ms.timeout_ms = any_u32();
+	count(OP_MEMBERS, ioctl(rvq(), KRCORE_IOC_MEMBERS,
+				arg_ptr(&ms, sizeof(ms))));
+}
+
 /* "I consumed": on any VQ, after any consumer index (scribble sets it). */
 static void do_consumed(void)
 {
@@ -670,6 +692,9 @@ static void worker(uint64_t seed)
 			break;
 		case OP_CONSUMED:
 			do_consumed();
+			break;
+		case OP_MEMBERS:
+			do_members();
 			break;
 		default:
 			do_push();

@@ -78,6 +78,12 @@ int cmd_card(struct krctl *k);
 int cmd_counters(struct krctl *k);
 int cmd_peers(struct krctl *k);
 int cmd_conns(struct krctl *k);
+
+/* A 64-bit value (an incarnation, a generation) as 16 hex digits. */
+void json_hex64(struct json *j, const char *key, uint64_t v);
+
+/* members.c */
+int cmd_members(struct krctl *k);
 int cmd_meta(struct krctl *k);
 void print_card(const struct krcore_card *c, const char *indent);
 void json_card(struct json *j, const char *key, const struct krcore_card *c);

@@ -8,6 +8,7 @@
  *   krctl peers              known nodes, their connections and traffic
  *   krctl conns              one line per pooled connection
  *   krctl meta               the MetaServer as this node sees it
+ *   krctl members [-w GEN] [-t MS]  the nodes registered (-w: wait for a change)
  *   krctl lookup ADDR [-f]   a node's card (cache, else MetaServer; -f: fresh)
  *   krctl connect ADDR [N]   qconnect N fresh VQs (default 1): path and time
  *   krctl probe ADDR         qconnect, then READ the node's card over the VQ
@@ -71,6 +72,7 @@ static const struct krctl_cmd krctl_cmds[] = {
 	{ "peers", cmd_peers, false },
 	{ "conns", cmd_conns, false },
 	{ "meta", cmd_meta, false },
+	{ "members", cmd_members, false },
 	{ "lookup", cmd_lookup, false },
 	{ "connect", cmd_connect, false },
 	{ "probe", cmd_probe, false },
@@ -81,6 +83,7 @@ static const struct krctl_cmd krctl_cmds[] = {
 static void print_synopsis(FILE *f)
 {
 	fprintf(f, "usage: krctl status|card|counters|peers|conns|meta\n"
+		"       krctl members [-w GENERATION] [-t MS]\n"
 		"       krctl lookup ADDR [-f]\n"
 		"       krctl connect ADDR [N]\n"
 		"       krctl probe ADDR\n"

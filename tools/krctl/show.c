@@ -51,7 +51,7 @@ static void mac_str(const uint8_t m[6], char *buf, size_t len)
 		 m[3], m[4], m[5]);
 }
 
-static void json_hex64(struct json *j, const char *key, uint64_t v)
+void json_hex64(struct json *j, const char *key, uint64_t v)
 {
 	char buf[24];
 
