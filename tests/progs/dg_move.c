@@ -142,16 +142,31 @@ static int send_loop(const char *peer, const char *info, unsigned int port,
 				break;
 			}
 			if (krc_qpush(vq, &w, 1) != 1) {
-				if (krc_qpush_result(vq)->error == EAGAIN)
-					break;
-				tp_die("dg_move: qpush %llu: %s",
-				       (unsigned long long)i, krc_errmsg());
+				const struct krcore_qpush *r = krc_qpush_result(vq);
+
+				if (r->error != EAGAIN)
+					tp_die("dg_move: qpush %llu: %s",
+					       (unsigned long long)i, krc_errmsg());
+				/*
+				 * A SEND without a slot of the receiver's, and
+				 * nothing in flight whose completion could wake
+				 * us: wait for the slot itself.
+				 */
+				if (r->reason == KRCORE_R_NO_CREDIT &&
+				    tail == head &&
+				    krc_qflow_wait(vq, 60000) < 0)
+					tp_die("dg_move: no slot in 60 s (%llu of %llu done): %s",
+					       (unsigned long long)done,
+					       (unsigned long long)n, krc_errmsg());
+				break;
 			}
 			pend[b].i = i;
 			pend[b].op = op;
 			tail++;
 			posted++;
 		}
+		if (tail == head)
+			continue;	/* nothing in flight: post again */
 		{
 			int got = krc_qpop_wait(vq, cqe, MAXDEPTH, 60000);
 			int k;

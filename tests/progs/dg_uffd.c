@@ -13,7 +13,7 @@
  * server's pattern into the buffer is posted at once. Prints
  *   dg_uffd: posted
  *   dg_uffd: completed status=N after_ms=T      (or: no completion)
- *   dg_uffd: released
+ *   dg_uffd: released at_ms=U    (U: CLOCK_BOOTTIME in ms, /proc/uptime's clock)
  * and exits 0 once released. The test runs other processes' READs to the
  * same peer meanwhile: they must not wait for this one's mapping.
  */
@@ -79,7 +79,14 @@ int main(int argc, char **argv)
 	while (tp_now_ms() - t0 < hold)
 		usleep(100000);
 	close(uffd);
-	printf("dg_uffd: released\n");
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_BOOTTIME, &ts);
+		printf("dg_uffd: released at_ms=%llu\n",
+		       (unsigned long long)ts.tv_sec * 1000 +
+		       (unsigned long long)ts.tv_nsec / 1000000);
+	}
 	fflush(stdout);
 	krc_vq_close(vq);
 	return 0;
