@@ -76,8 +76,8 @@ if [ "$KRC_NODE" = 0 ]; then
 	check "meta_slots=1000 loads" 'krc_load meta_host=1 meta_slots=1000'
 	check "meta_slots=1000: the host's table has 1024 slots" \
 		'krctl status | grep -q "table 1024 slots, hosted here: 1 cards"'
-	check "meta_slots=1000: 1024 + 256 spill slots of 128 bytes allocated" \
-		'dmesg | grep -q "meta: hosting a table of 1024 slots (160 KiB in"'
+	check "meta_slots=1000: 1024 + 256 spill slots of 128 bytes and their member directory (32 bytes each) allocated" \
+		'dmesg | grep -q "meta: hosting a table of 1024 slots (200 KiB in"'
 	barrier meta_up
 	barrier member_up
 	check "node1 registered" \
