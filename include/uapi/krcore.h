@@ -238,8 +238,9 @@ struct krcore_node_info {
  * long, until the generation differs from @since_gen (it looks every
  * KRCORE_MEMBERS_POLL_MS); on timeout it returns 0 with the list of
  * @since_gen. @count is the number of members; the first min(count, max)
- * are written to @entries. A node that stopped without unloading krcore
- * stays listed until it loads again (a new incarnation) or is removed.
+ * are written to @entries. A node that stops without unloading krcore (a
+ * crash, a cut link) leaves the list once the MetaServer's keepalive to
+ * it is not delivered (module parameter meta_keepalive_ms).
  * Errors: EINVAL (flags or reserved not 0, @timeout_ms above
  * KRCORE_MEMBERS_MAX_WAIT_MS), EHOSTUNREACH (no MetaServer: none
  * configured, or not connected now), EIO (the directory kept changing

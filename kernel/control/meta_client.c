@@ -90,9 +90,13 @@ static void krc_mc_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		/* Not from the MetaServer we authenticated: no answer. */
 		krc_event(KRC_EV_META_AUTH_FAILED);
 		pr_warn_ratelimited("krcore: a MetaServer reply without the cluster key's MAC, ignored\n");
-	} else if (msg.req_id == READ_ONCE(mc->rpc_id)) {
-		mc->rpc_reply = msg;
-		complete(&mc->rpc_done);
+	} else {
+		/* The host's word: a reply, or a keepalive (req_id 0). */
+		WRITE_ONCE(mc->heard, jiffies);
+		if (msg.req_id && msg.req_id == READ_ONCE(mc->rpc_id)) {
+			mc->rpc_reply = msg;
+			complete(&mc->rpc_done);
+		}
 	}
 	spin_lock_bh(&mc->lock);
 	if (!mc->dead)
@@ -197,7 +201,13 @@ static int krc_mc_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 			param.private_data_len = sizeof(hbuf);
 			param.initiator_depth =
 				min_t(int, 16, krc_node.dev->ibdev->attrs.max_qp_init_rd_atom);
-			param.retry_count = 7;
+			/*
+			 * 6, not 7: rxe takes 7 for "retry for ever", and
+			 * the host's side of the connection takes its count
+			 * from here: a member that dies must make the host's
+			 * keepalive fail (meta_member.c).
+			 */
+			param.retry_count = 6;
 			param.rnr_retry_count = 7;
 			ret = rdma_connect_locked(id, &param);
 		}
@@ -365,6 +375,7 @@ static int krc_mc_connect(void)
 	ret = krc_mc_rpc(mc, &req, &rep);
 	if (ret)
 		goto err;
+	WRITE_ONCE(mc->heard, jiffies);
 	spin_lock_bh(&krc_mc.cur_lock);
 	krc_mc.cur = mc;
 	krc_mc.geom = mc->geom;
@@ -417,6 +428,33 @@ static void krc_mc_reconnect_work(struct work_struct *work)
 	mutex_unlock(&krc_mc.lock);
 }
 
+/*
+ * The host SENDs a keepalive every meta_keepalive_ms: after eight periods
+ * without a word from it (its node went away, or it dropped us and our
+ * card after a keepalive it could not deliver), connect and register again.
+ */
+static void krc_mc_watch_work(struct work_struct *work)
+{
+	unsigned int ms = READ_ONCE(krc_param_meta_keepalive_ms);
+	struct krc_mc_conn *mc;
+
+	if (READ_ONCE(krc_mc.stopping))
+		return;
+	mc = krc_mc_get_cur();
+	if (mc && ms && time_after(jiffies, READ_ONCE(mc->heard) +
+				   msecs_to_jiffies(8 * ms))) {
+		krc_event(KRC_EV_META_SILENT);
+		pr_warn("krcore: MetaServer %pI4 silent for %u ms: reconnecting\n",
+			&krc_mc.dst.sin_addr, 8 * ms);
+		spin_lock_bh(&mc->lock);
+		mc->dead = true;
+		spin_unlock_bh(&mc->lock);
+		krc_mc_schedule_reconnect();
+	}
+	krc_mc_conn_put(mc);
+	queue_delayed_work(krc_wq, &krc_mc.watch, msecs_to_jiffies(ms ?: 1000));
+}
+
 int krc_meta_start(struct krc_node *node)
 {
 	const char *srv = krc_param_meta_server;
@@ -424,6 +462,7 @@ int krc_meta_start(struct krc_node *node)
 	int ret;
 
 	INIT_DELAYED_WORK(&krc_mc.reconnect, krc_mc_reconnect_work);
+	INIT_DELAYED_WORK(&krc_mc.watch, krc_mc_watch_work);
 	INIT_WORK(&krc_mc.prewarm, krc_mc_prewarm_work);
 	spin_lock(&krc_mc.kop_lock);
 	krc_mc.kop_gen++;	/* no buffer of an earlier start is kept */
@@ -474,6 +513,7 @@ int krc_meta_start(struct krc_node *node)
 		krc_mc_schedule_reconnect();
 	}
 	mutex_unlock(&krc_mc.lock);
+	queue_delayed_work(krc_wq, &krc_mc.watch, msecs_to_jiffies(1000));
 	return 0;
 }
 
@@ -494,6 +534,7 @@ void krc_meta_stop(struct krc_node *node)
 	if (kop)
 		krc_kop_put(kop);
 	cancel_delayed_work_sync(&krc_mc.reconnect);
+	cancel_delayed_work_sync(&krc_mc.watch);
 	cancel_work_sync(&krc_mc.prewarm);
 
 	mutex_lock(&krc_mc.lock);

@@ -28,6 +28,7 @@ struct krc_mc_conn {
 	spinlock_t lock;		/* posting against dead; _bh: completions */
 	bool dead;
 	atomic_t outstanding;		/* READs and SENDs posted */
+	unsigned long heard;		/* jiffies: the host's last word */
 	struct completion cm_done;	/* established or failed */
 	int cm_status;
 	struct krc_nonces nonces;	/* ours in the hello, the host's */
@@ -51,6 +52,7 @@ struct krc_meta_client {
 	spinlock_t cur_lock;		/* cur and geom; _bh */
 	struct krc_mc_conn *cur;	/* registered connection */
 	struct delayed_work reconnect;
+	struct delayed_work watch;	/* the host's keepalives heard? */
 	struct work_struct prewarm;
 	unsigned int backoff_ms;
 	u64 rpc_seq;

@@ -121,18 +121,16 @@ static int krc_meta_table_alloc(struct krc_meta_host *h, size_t bytes)
 	return 0;
 }
 
-/* Table writes: serialised here, each slot under its seqlock. */
-int krc_meta_host_register(const struct krcore_card *card, u32 *slot)
+/* Table writes: serialised here (h->lock), each slot under its seqlock. */
+static int krc_meta_host_put(struct krc_meta_host *h,
+			     const struct krcore_card *card, u32 *slot)
 {
-	struct krc_meta_host *h = krc_node.meta_host;
 	struct krcore_card old;
 	u32 first, count;
 	bool fresh;
 	int ret;
 
-	if (!h)
-		return -ENODEV;
-	mutex_lock(&h->lock);
+	lockdep_assert_held(&h->lock);
 	/* New entry or update in place? (for the count of cards) */
 	krc_mt_window(&h->geom, card->gid, &first, &count);
 	for (;;) {
@@ -147,9 +145,35 @@ int krc_meta_host_register(const struct krcore_card *card, u32 *slot)
 	ret = krc_mt_insert(h->table, &h->geom, card, slot);
 	if (!ret && fresh)
 		h->used++;
-	mutex_unlock(&h->lock);
 	if (!ret)
 		krc_event(KRC_EV_META_REGISTERED);
+	return ret;
+}
+
+static int krc_meta_host_drop(struct krc_meta_host *h,
+			      const struct krcore_card *card)
+{
+	int ret;
+
+	lockdep_assert_held(&h->lock);
+	ret = krc_mt_remove(h->table, &h->geom, card->gid, card->incarnation);
+	if (!ret) {
+		h->used--;
+		krc_event(KRC_EV_META_DEREGISTERED);
+	}
+	return ret;
+}
+
+int krc_meta_host_register(const struct krcore_card *card, u32 *slot)
+{
+	struct krc_meta_host *h = krc_node.meta_host;
+	int ret;
+
+	if (!h)
+		return -ENODEV;
+	mutex_lock(&h->lock);
+	ret = krc_meta_host_put(h, card, slot);
+	mutex_unlock(&h->lock);
 	return ret;
 }
 
@@ -161,13 +185,63 @@ int krc_meta_host_deregister(const struct krcore_card *card)
 	if (!h)
 		return -ENODEV;
 	mutex_lock(&h->lock);
-	ret = krc_mt_remove(h->table, &h->geom, card->gid, card->incarnation);
-	if (!ret)
-		h->used--;
+	ret = krc_meta_host_drop(h, card);
 	mutex_unlock(&h->lock);
-	if (!ret)
-		krc_event(KRC_EV_META_DEREGISTERED);
 	return ret;
+}
+
+int krc_meta_host_register_from(struct krc_meta_member *m,
+				const struct krcore_card *card, u32 *slot)
+{
+	struct krc_meta_host *h = m->host;
+	struct krc_meta_member *o;
+	int ret;
+
+	mutex_lock(&h->lock);
+	ret = krc_meta_host_put(h, card, slot);
+	if (!ret) {
+		/* The entry is this registration's, no older connection's. */
+		spin_lock(&h->members_lock);
+		list_for_each_entry(o, &h->members, node)
+			if (!memcmp(o->gid, m->gid, 16))
+				o->owns_card = false;
+		spin_unlock(&h->members_lock);
+		m->owns_card = true;
+		m->card = *card;
+	}
+	mutex_unlock(&h->lock);
+	return ret;
+}
+
+int krc_meta_host_deregister_from(struct krc_meta_member *m,
+				  const struct krcore_card *card)
+{
+	struct krc_meta_host *h = m->host;
+	int ret;
+
+	mutex_lock(&h->lock);
+	ret = krc_meta_host_drop(h, card);
+	if (ret != -ESTALE)
+		m->owns_card = false;
+	mutex_unlock(&h->lock);
+	return ret;
+}
+
+void krc_meta_host_member_gone(struct krc_meta_member *m)
+{
+	struct krc_meta_host *h = m->host;
+	bool linked;
+
+	mutex_lock(&h->lock);
+	spin_lock(&h->members_lock);
+	linked = !list_empty(&m->node);
+	spin_unlock(&h->members_lock);
+	/* Unlinked: the host is stopping, and the table goes with it. */
+	if (linked && m->owns_card && !krc_meta_host_drop(h, &m->card))
+		pr_info("krcore: meta: the card of %pI6 (node %u) removed: its connection is gone\n",
+			m->gid, m->node_id);
+	m->owns_card = false;
+	mutex_unlock(&h->lock);
 }
 
 /*

@@ -5,9 +5,9 @@
  * connections to it (struct krc_meta_member, meta_member.c). Private to
  * those two files.
  *
- * Locks: krc_node.lock > h->lock (the table's writes and count; a
- * member's request takes h->lock alone); h->members_lock (the lists) and
- * each member's m->lock are leaves, never nested.
+ * Locks: krc_node.lock > h->lock (the table's writes and count, and the
+ * members' owns_card and card; a member's request takes h->lock alone) >
+ * h->members_lock (the lists); each member's m->lock is a leaf.
  */
 #ifndef KRC_META_HOST_H
 #define KRC_META_HOST_H
@@ -29,7 +29,16 @@ struct krc_meta_member {
 	bool dead;
 	bool kick;			/* it lied: disconnect it */
 	bool authed;			/* signed a request (members_lock) */
-	struct delayed_work auth_work;	/* the deadline, or the kick */
+	bool lost;			/* a keepalive was not delivered */
+	struct delayed_work auth_work;	/* the deadline, the kick, the loss */
+	struct delayed_work ka_work;	/* the keepalive */
+	/*
+	 * The card it registered, while the table's entry is that
+	 * registration's (host->lock): a member that goes takes its card
+	 * with it, unless a newer connection from its address registered.
+	 */
+	bool owns_card;
+	struct krcore_card card;
 	struct krc_nonces nonces;	/* of this connection */
 	u32 node_id;
 	u8 gid[16];			/* where its connection comes from */
@@ -64,6 +73,18 @@ struct krc_meta_host {
  * steps: its QP, then, once its cm_id is destroyed, the rest.
  */
 int krc_meta_host_cm(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+
+/*
+ * meta_host.c: a member's card. _register_from() and _deregister_from()
+ * apply @m's request; _member_gone() removes the card @m registered if
+ * the table's entry is still that registration (call it while @m is on
+ * a list, before krc_member_unlink()).
+ */
+int krc_meta_host_register_from(struct krc_meta_member *m,
+				const struct krcore_card *card, u32 *slot);
+int krc_meta_host_deregister_from(struct krc_meta_member *m,
+				  const struct krcore_card *card);
+void krc_meta_host_member_gone(struct krc_meta_member *m);
 void krc_member_free_qp(struct krc_meta_member *m);
 void krc_member_free_rest(struct krc_meta_member *m);
 

@@ -17,6 +17,14 @@
  * KRC_META_PENDING_PER_SRC from one address), so no one without the key
  * can hold the members' places. A member speaks only for the address its
  * connection comes from.
+ *
+ * A member's card lives as long as its connection: every meta_keepalive_ms
+ * the host SENDs each member a signed reply to no request (req_id 0, which
+ * no request of a member carries); one the RNIC cannot deliver (the node
+ * crashed or is cut off) makes the host remove the card that member
+ * registered and disconnect it, and so does any other end of its
+ * connection. The member, hearing nothing for eight periods, reconnects and
+ * registers again (meta_client.c).
  */
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -31,19 +39,35 @@
 #define KRC_META_AUTH_MS	5000
 #define KRC_META_PENDING_MAX	32
 #define KRC_META_PENDING_PER_SRC	2
+/*
+ * The ACK timeout of a member's QP, 4.096 us * 2^17 = 0.5 s (rdma_cm may
+ * leave it 0 on RoCE: no retransmission, so an undelivered keepalive
+ * would never fail); with the 6 retries the member's connect asks for
+ * (meta_client.c), a member is given up after about 4 s without an ACK.
+ */
+#define KRC_META_ACK_TIMEOUT	17
 
 static void krc_member_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct krc_msgbuf *b = container_of(wc->wr_cqe, struct krc_msgbuf, cqe);
 	struct krc_meta_member *m = b->ctx;
+	bool lost;
 
 	spin_lock(&m->lock);
 	list_add(&b->node, &m->tx_free);
+	/* Not delivered: the member is gone (a flush follows the first). */
+	lost = wc->status != IB_WC_SUCCESS &&
+	       wc->status != IB_WC_WR_FLUSH_ERR && !m->lost && !m->dead;
+	if (lost)
+		m->lost = true;
 	spin_unlock(&m->lock);
+	if (lost)
+		mod_delayed_work(krc_wq, &m->auth_work, 0);
 }
 
-static void krc_member_reply(struct krc_meta_member *m, u64 req_id,
-			     int status, u32 slot)
+/* SEND a signed reply (req_id 0: a keepalive): 0 or -errno. */
+static int krc_member_send(struct krc_meta_member *m, u64 req_id, int status,
+			   u32 slot)
 {
 	struct krc_ctrl_msg rep = {
 		.type = KRC_MSG_META_REPLY,
@@ -57,7 +81,7 @@ static void krc_member_reply(struct krc_meta_member *m, u64 req_id,
 	int ret = -ENOBUFS;
 
 	if (!key)
-		return;
+		return -ENOKEY;
 	krc_msg_sign(&rep, key, &m->nonces, KRC_MAC_HOST);
 	spin_lock(&m->lock);
 	b = list_first_entry_or_null(&m->tx_free, struct krc_msgbuf, node);
@@ -68,7 +92,15 @@ static void krc_member_reply(struct krc_meta_member *m, u64 req_id,
 			list_add(&b->node, &m->tx_free);
 	}
 	spin_unlock(&m->lock);
-	if (ret)
+	return ret;
+}
+
+static void krc_member_reply(struct krc_meta_member *m, u64 req_id,
+			     int status, u32 slot)
+{
+	int ret = krc_member_send(m, req_id, status, slot);
+
+	if (ret && ret != -ENOKEY)
 		pr_warn_ratelimited("krcore: meta: cannot reply to node %u: %d\n",
 				    m->node_id, ret);
 }
@@ -103,10 +135,12 @@ static int krc_member_check(struct krc_meta_member *m,
 {
 	struct krc_meta_host *h = m->host;
 	const u8 *key = krc_key();
+	bool first = false;
 	int ret = 0;
 
 	if (!key || !krc_msg_check_mac(msg, key, &m->nonces, KRC_MAC_MEMBER))
 		return -EACCES;
+
 	spin_lock(&h->members_lock);
 	if (!m->authed && !list_empty(&m->node)) {
 		if (h->nmembers >= krc_param_meta_max_members) {
@@ -116,12 +150,32 @@ static int krc_member_check(struct krc_meta_member *m,
 			h->npending--;
 			h->nmembers++;
 			m->authed = true;
+			first = true;
 		}
 	}
 	spin_unlock(&h->members_lock);
 	if (ret)
 		krc_event(KRC_EV_META_REFUSED);
+	if (first)
+		queue_delayed_work(krc_wq, &m->ka_work, 0);
 	return ret;
+}
+
+/* The keepalive: a signed reply to no request, every meta_keepalive_ms. */
+static void krc_member_ka_work(struct work_struct *work)
+{
+	struct krc_meta_member *m = container_of(to_delayed_work(work),
+						 struct krc_meta_member,
+						 ka_work);
+	unsigned int ms = READ_ONCE(krc_param_meta_keepalive_ms);
+
+	if (READ_ONCE(m->dead) || READ_ONCE(m->kick) || READ_ONCE(m->lost))
+		return;
+	/* No buffer free: the ones in flight will tell whether it is alive. */
+	if (ms && !krc_member_send(m, 0, 0, 0))
+		krc_event(KRC_EV_META_KEEPALIVES);
+	/* Off: look again in a second whether it was turned on. */
+	queue_delayed_work(krc_wq, &m->ka_work, msecs_to_jiffies(ms ?: 1000));
 }
 
 /* The deadline of a pending connection, or the kick of a liar. */
@@ -130,14 +184,21 @@ static void krc_member_auth_work(struct work_struct *work)
 	struct krc_meta_member *m = container_of(to_delayed_work(work),
 						 struct krc_meta_member,
 						 auth_work);
-	bool go, late;
+	bool go, late, lost;
 
 	spin_lock(&m->lock);
-	late = !READ_ONCE(m->authed) && !m->kick;
-	go = !m->dead && (m->kick || late);
+	lost = m->lost && !m->kick;
+	late = !READ_ONCE(m->authed) && !m->kick && !lost;
+	go = !m->dead && (m->kick || late || lost);
 	spin_unlock(&m->lock);
 	if (!go)
 		return;
+	if (lost) {
+		krc_event(KRC_EV_META_MEMBERS_LOST);
+		pr_warn_ratelimited("krcore: meta: node %u (%pI6) does not take a keepalive: its card removed, disconnected\n",
+				    m->node_id, m->gid);
+		krc_meta_host_member_gone(m);
+	}
 	if (late) {
 		krc_event(KRC_EV_META_AUTH_TIMEOUTS);
 		pr_warn_ratelimited("krcore: meta: a connection from %pI6 signed nothing in %u ms: disconnected\n",
@@ -187,10 +248,10 @@ static void krc_member_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 				    m->node_id, msg.card.gid);
 		krc_member_reply(m, msg.req_id, EPERM, 0);
 	} else if (msg.type == KRC_MSG_META_REGISTER) {
-		ret = krc_meta_host_register(&msg.card, &slot);
+		ret = krc_meta_host_register_from(m, &msg.card, &slot);
 		krc_member_reply(m, msg.req_id, -ret, slot);
 	} else {
-		ret = krc_meta_host_deregister(&msg.card);
+		ret = krc_meta_host_deregister_from(m, &msg.card);
 		krc_member_reply(m, msg.req_id, -ret, 0);
 	}
 	spin_lock(&m->lock);
@@ -203,10 +264,11 @@ static void krc_member_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 void krc_member_free_qp(struct krc_meta_member *m)
 {
 	/* It may be disconnecting m->id: done before the id goes. */
-	cancel_delayed_work_sync(&m->auth_work);
 	spin_lock(&m->lock);
 	m->dead = true;
 	spin_unlock(&m->lock);
+	cancel_delayed_work_sync(&m->auth_work);
+	cancel_delayed_work_sync(&m->ka_work);
 	if (m->id->qp) {
 		rdma_destroy_qp(m->id);
 		krc_obj_destroyed(KRC_OBJ_QP);
@@ -337,6 +399,7 @@ static int krc_member_accept(struct krc_meta_host *h, struct rdma_cm_id *id,
 	INIT_LIST_HEAD(&m->tx_free);
 	INIT_LIST_HEAD(&m->node);
 	INIT_DELAYED_WORK(&m->auth_work, krc_member_auth_work);
+	INIT_DELAYED_WORK(&m->ka_work, krc_member_ka_work);
 	id->context = m;
 
 	m->cq = ib_alloc_cq(ibdev, m, KRC_META_RX + KRC_META_TX + 1, 0,
@@ -384,7 +447,9 @@ static int krc_member_accept(struct krc_meta_host *h, struct rdma_cm_id *id,
 	param.responder_resources = min_t(int, 16, ibdev->attrs.max_qp_rd_atom);
 	param.initiator_depth = 0;
 	param.rnr_retry_count = 7;
-	ret = rdma_accept(id, &param);
+	ret = rdma_set_ack_timeout(id, KRC_META_ACK_TIMEOUT);
+	if (!ret)
+		ret = rdma_accept(id, &param);
 	if (ret)
 		goto err;
 	spin_lock(&h->members_lock);
@@ -447,7 +512,11 @@ int krc_meta_host_cm(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_REJECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		m = id->context;
-		if (m == (void *)h || !krc_member_unlink(h, m))
+		if (m == (void *)h)
+			return 0;
+		/* Its card goes with it (unless stop owns it: then the table). */
+		krc_meta_host_member_gone(m);
+		if (!krc_member_unlink(h, m))
 			return 0;	/* stop owns it */
 		if (ev->event == RDMA_CM_EVENT_DISCONNECTED)
 			rdma_disconnect(id);

@@ -106,6 +106,10 @@ uint krc_param_meta_max_members = 131072;
 module_param_named(meta_max_members, krc_param_meta_max_members, uint, 0644);
 MODULE_PARM_DESC(meta_max_members, "MetaServer host: members (rdma_cm connections) at most");
 
+uint krc_param_meta_keepalive_ms = 1000;
+module_param_named(meta_keepalive_ms, krc_param_meta_keepalive_ms, uint, 0644);
+MODULE_PARM_DESC(meta_keepalive_ms, "MetaServer host: a keepalive to each member this often, whose card goes when one is not delivered; member: reconnect after 8 such periods without a word (0: off; the same on every node)");
+
 uint krc_param_members_list_max = 65536;
 module_param_named(members_list_max, krc_param_members_list_max, uint, 0644);
 MODULE_PARM_DESC(members_list_max, "Members at most in this node's list of the MetaServer's (KRCORE_IOC_MEMBERS; more: E2BIG)");

@@ -45,6 +45,7 @@ extern uint krc_param_max_half_open;
 extern uint krc_param_max_half_open_per_peer;
 extern uint krc_param_meta_max_members;
 extern uint krc_param_members_list_max;
+extern uint krc_param_meta_keepalive_ms;
 extern uint krc_param_dg_policy;
 /* The values of dg_policy: when a VQ uses the datagram transport. */
 enum krc_dg_policy {

@@ -10,7 +10,13 @@
 # records, generation again). Node2 leaves (rmmod): node1, already
 # waiting for a change, sees it (another generation, two members, node2
 # absent), and so does node0; node2 loads again: listed again with its
-# new incarnation, at yet another generation.
+# new incarnation, at yet another generation. Then node2 is cut off from
+# the MetaServer without unloading (tc drops its packets to and from
+# node0, as a crash or a pulled cable would): the MetaServer's keepalive
+# is not delivered, it removes node2's card (meta_members_lost 1) and
+# node1, waiting, sees node2 gone; node2 hears no keepalive
+# (meta_silent); once the link is back it registers again by itself and
+# is listed with the same incarnation.
 . "$KRC_REPO/tests/cluster/lib.sh"
 META=$(node_ip 0)
 L=$KRC_RUN/members
@@ -122,6 +128,48 @@ if [ "$KRC_NODE" != 2 ]; then
 else
 	check "node2 lists itself and the others again" \
 		'krctl members >"$L.3.2" && listed_all "$L.3.2" 2'
+fi
+barrier listed3
+
+# Node2 is cut off from the MetaServer, its module loaded.
+GEN3=$(gen_of "$L.3.1" 2>/dev/null)
+[ "$KRC_NODE" = 1 ] && put gen3 "$GEN3"
+GEN3=$(get gen3 1)
+if [ "$KRC_NODE" = 1 ]; then
+	krctl members -w "$GEN3" -t 60000 >"$L.4.1" 2>&1 &
+	waiter=$!
+fi
+barrier waiting2
+if [ "$KRC_NODE" = 2 ]; then
+	IF=$(ip -o -4 addr show | awk -v ip="$KRC_IP" 'index($4, ip "/") == 1 { print $2 }')
+	check "node2 drops its traffic to and from the MetaServer (tc)" \
+		'tc qdisc add dev "$IF" root handle 1: prio &&
+		 tc filter add dev "$IF" parent 1: protocol ip prio 1 u32 match ip dst "$META/32" action drop &&
+		 tc qdisc add dev "$IF" ingress &&
+		 tc filter add dev "$IF" parent ffff: protocol ip prio 1 u32 match ip src "$META/32" action drop'
+	check "node2 notices the MetaServer's silence" \
+		'wait_for 60 "ge \"\$(counter meta_silent)\" 1"'
+fi
+if [ "$KRC_NODE" = 1 ]; then
+	check "node1's wait returned" 'wait $waiter'
+	cat "$L.4.1"
+	check "node1 saw node2 cut off: another generation, two members, node2 absent" \
+		'[ "$(gen_of "$L.4.1")" != "$GEN3" ] && eq "$(count_of "$L.4.1")" 2 &&
+		 ! line_of "$L.4.1" "$(node_ip 2)"'
+fi
+if [ "$KRC_NODE" = 0 ]; then
+	check "the MetaServer lost one member to an undelivered keepalive" \
+		'wait_for 60 "eq \"\$(counter meta_members_lost)\" 1"'
+fi
+barrier cut 180
+if [ "$KRC_NODE" = 2 ]; then
+	check "node2's link to the MetaServer is back" \
+		'tc qdisc del dev "$IF" root && tc qdisc del dev "$IF" ingress'
+fi
+barrier uncut
+if [ "$KRC_NODE" = 1 ]; then
+	check "node2 registered again by itself: listed with the same incarnation" \
+		'wait_for 60 "krctl members >\"$L.5.1\" && listed_all \"$L.5.1\" 2"'
 fi
 barrier done
 check "kernel log clean" dmesg_clean
