@@ -34,6 +34,11 @@
 #define MSG_FLOW_EPOCH	92
 #define MSG_FLOW_WANT	96
 #define MSG_FLOW_COUNT	104
+#define MSG_MEM_ACCESS	88	/* MEM_*: instead of 88..119 */
+#define MSG_MEM_RKEY	92
+#define MSG_MEM_LENGTH	96
+#define MSG_MEM_ADDR	104
+#define MSG_MEM_REGION	112
 #define KRC_PORT_MAX	0xffffU
 
 /* rdma_cm private data offsets (hello and table descriptor). */
@@ -72,7 +77,8 @@ void krc_msg_encode(const struct krc_ctrl_msg *m, u8 buf[KRC_MSG_SIZE])
 	krc_put_le16(buf + MSG_STATUS, m->status);
 	krc_put_le64(buf + MSG_REQ_ID, m->req_id);
 	krc_card_encode(&m->card, buf + MSG_CARD);
-	krc_put_le32(buf + MSG_SLOT, m->slot);
+	if (!krc_msg_is_mem(m->type))
+		krc_put_le32(buf + MSG_SLOT, m->slot);
 	if (krc_msg_is_meta(m->type)) {
 		memcpy(buf + MSG_MAC, m->mac, KRC_MAC_LEN);
 		return;
@@ -84,6 +90,14 @@ void krc_msg_encode(const struct krc_ctrl_msg *m, u8 buf[KRC_MSG_SIZE])
 		krc_put_le32(buf + MSG_FLOW_EPOCH, m->epoch);
 		krc_put_le32(buf + MSG_FLOW_WANT, m->want);
 		krc_put_le64(buf + MSG_FLOW_COUNT, m->count);
+		return;
+	}
+	if (krc_msg_is_mem(m->type)) {
+		krc_put_le32(buf + MSG_MEM_ACCESS, m->access);
+		krc_put_le32(buf + MSG_MEM_RKEY, m->rkey);
+		krc_put_le64(buf + MSG_MEM_LENGTH, m->length);
+		krc_put_le64(buf + MSG_MEM_ADDR, m->addr);
+		krc_put_le32(buf + MSG_MEM_REGION, m->region);
 		return;
 	}
 	krc_put_le32(buf + MSG_QPN, m->qpn);
@@ -102,6 +116,45 @@ bool krc_msg_is_meta(unsigned int type)
 bool krc_msg_is_flow(unsigned int type)
 {
 	return type == KRC_MSG_FLOW_ASK || type == KRC_MSG_FLOW_GRANT;
+}
+
+bool krc_msg_is_mem(unsigned int type)
+{
+	return type >= KRC_MSG_MEM_ALLOC && type <= KRC_MSG_MEM_FREE_REP;
+}
+
+static bool rights_ok(u32 access)
+{
+	return access && !(access & ~(u32)KRC_LMR_RIGHTS);
+}
+
+/* MEM_*: what proto.h says each carries; everything else is zero. */
+static int mem_check(const struct krc_ctrl_msg *m)
+{
+	bool bare = !m->access && !m->rkey && !m->length && !m->addr;
+
+	switch (m->type) {
+	case KRC_MSG_MEM_ALLOC:
+		if (!rights_ok(m->access) || !m->length ||
+		    m->length > KRC_LMR_MAX_LEN || m->rkey || m->addr ||
+		    m->region || m->status)
+			return -EBADMSG;
+		return 0;
+	case KRC_MSG_MEM_ALLOC_REP:
+		if (m->status > KRC_STATUS_MAX)
+			return -EBADMSG;
+		if (m->status)
+			return bare && !m->region ? 0 : -EBADMSG;
+		if (!m->region || !rights_ok(m->access) || !m->length ||
+		    m->length > KRC_LMR_MAX_LEN)
+			return -EBADMSG;
+		return 0;
+	case KRC_MSG_MEM_FREE:
+		return m->region && bare && !m->status ? 0 : -EBADMSG;
+	default:	/* FREE_REP */
+		return m->region && bare && m->status <= KRC_STATUS_MAX ?
+		       0 : -EBADMSG;
+	}
 }
 
 static bool qpn_ok(u32 qpn)
@@ -156,6 +209,11 @@ static int msg_check(const struct krc_ctrl_msg *m)
 		    m->status > KRC_STATUS_MAX)
 			return -EBADMSG;
 		return 0;
+	case KRC_MSG_MEM_ALLOC:
+	case KRC_MSG_MEM_ALLOC_REP:
+	case KRC_MSG_MEM_FREE:
+	case KRC_MSG_MEM_FREE_REP:
+		return mem_check(m);
 	case KRC_MSG_GOODBYE:
 	case KRC_MSG_META_REGISTER:
 	case KRC_MSG_META_DEREGISTER:
@@ -168,7 +226,7 @@ static int msg_check(const struct krc_ctrl_msg *m)
 
 static bool msg_type_known(unsigned int type)
 {
-	return (type >= KRC_MSG_CONNECT_REQ && type <= KRC_MSG_FLOW_GRANT) ||
+	return (type >= KRC_MSG_CONNECT_REQ && type <= KRC_MSG_MEM_FREE_REP) ||
 	       (type >= KRC_MSG_META_REGISTER && type <= KRC_MSG_TYPE_MAX);
 }
 
@@ -209,6 +267,16 @@ static int msg_decode(const u8 *buf, size_t len, struct krc_ctrl_msg *m)
 		m->epoch = krc_get_le32(buf + MSG_FLOW_EPOCH);
 		m->want = krc_get_le32(buf + MSG_FLOW_WANT);
 		m->count = krc_get_le64(buf + MSG_FLOW_COUNT);
+		return msg_check(m);
+	}
+	if (krc_msg_is_mem(m->type)) {
+		if (m->slot)	/* bytes 116..119 */
+			return -EBADMSG;
+		m->access = krc_get_le32(buf + MSG_MEM_ACCESS);
+		m->rkey = krc_get_le32(buf + MSG_MEM_RKEY);
+		m->length = krc_get_le64(buf + MSG_MEM_LENGTH);
+		m->addr = krc_get_le64(buf + MSG_MEM_ADDR);
+		m->region = krc_get_le32(buf + MSG_MEM_REGION);
 		return msg_check(m);
 	}
 	m->qpn = krc_get_le32(buf + MSG_QPN);
@@ -313,6 +381,14 @@ const char *krc_msg_type_name(unsigned int type)
 		return "flow_ask";
 	case KRC_MSG_FLOW_GRANT:
 		return "flow_grant";
+	case KRC_MSG_MEM_ALLOC:
+		return "mem_alloc";
+	case KRC_MSG_MEM_ALLOC_REP:
+		return "mem_alloc_rep";
+	case KRC_MSG_MEM_FREE:
+		return "mem_free";
+	case KRC_MSG_MEM_FREE_REP:
+		return "mem_free_rep";
 	case KRC_MSG_META_REGISTER:
 		return "meta_register";
 	case KRC_MSG_META_DEREGISTER:

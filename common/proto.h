@@ -30,6 +30,17 @@
  *   100 u32 zero      104 u64 count   ASK: sent S; GRANT: granted G
  *   112 u32 zero
  * and status, which only a GRANT may set (0, ECONNREFUSED, EBUSY).
+ * MEM_* (remote memory, kernel/data/lmr.c and lmr_host.c) use 80
+ * dst_incarnation and, instead of 88..119:
+ *   88  u32 access    REMOTE_* bits of enum krcore_access
+ *   92  u32 rkey      96 u64 length   104 u64 addr
+ *   112 u32 region    the owner's id of the region (never 0)
+ *   116 u32 zero
+ * MEM_ALLOC carries a length (1 .. KRC_LMR_MAX_LEN) and rights, nothing
+ * else; MEM_ALLOC_REP the request's req_id and either status 0 with the
+ * region, its rights, length, address and rkey, or a status and nothing;
+ * MEM_FREE a region and nothing else; MEM_FREE_REP the region and a
+ * status.
  *
  * The MetaServer's rdma_cm connection carries two private data blobs:
  * the member's hello (struct krc_meta_hello) in the connect request and
@@ -71,6 +82,11 @@ enum krc_msg_type {
 	/* flow control of two-sided messages (flow.h) */
 	KRC_MSG_FLOW_ASK	= 9,	/* sender -> receiver: S, want */
 	KRC_MSG_FLOW_GRANT	= 10,	/* receiver -> sender: G, or refused */
+	/* remote memory (kernel/data/lmr*.c) */
+	KRC_MSG_MEM_ALLOC	= 11,	/* holder -> owner: length, rights */
+	KRC_MSG_MEM_ALLOC_REP	= 12,	/* owner -> holder: region, or status */
+	KRC_MSG_MEM_FREE	= 13,	/* holder -> owner: region */
+	KRC_MSG_MEM_FREE_REP	= 14,	/* owner -> holder: region, status */
 	/* registration, member <-> MetaServer over RC SEND/RECV */
 	KRC_MSG_META_REGISTER	= 16,	/* card: publish it */
 	KRC_MSG_META_DEREGISTER	= 17,	/* card: remove it (same incarnation only) */
@@ -79,6 +95,12 @@ enum krc_msg_type {
 };
 
 /* status of NAKs and replies: 0 or a positive errno value. */
+
+/* The largest remote memory region a MEM_ALLOC may ask for (1 TiB). */
+#define KRC_LMR_MAX_LEN		KRCORE_LMR_MAX_LEN
+#define KRC_LMR_RIGHTS		(KRCORE_ACCESS_REMOTE_READ | \
+				 KRCORE_ACCESS_REMOTE_WRITE | \
+				 KRCORE_ACCESS_REMOTE_ATOMIC)
 
 struct krc_ctrl_msg {
 	u8 type;			/* enum krc_msg_type */
@@ -98,6 +120,12 @@ struct krc_ctrl_msg {
 	u32 epoch;
 	u32 want;
 	u64 count;
+	/* MEM_*: instead of 88..119 */
+	u32 access;
+	u32 rkey;
+	u64 length;
+	u64 addr;
+	u32 region;
 	u8 mac[KRC_MAC_LEN];		/* META_*: see above */
 	u8 ctrl_mac[KRC_CTRL_MAC_LEN];	/* the others: see above */
 };
@@ -113,7 +141,8 @@ void krc_msg_encode(const struct krc_ctrl_msg *m, u8 buf[KRC_MSG_SIZE]);
  * CONNECT_REP carry a qpn (2 .. 2^24-1) and a psn (< 2^24); REP, RTU and
  * RTU_ACK carry a peer_qpn (2 .. 2^24-1); NAK and META_REPLY statuses are
  * errno values below 4096; FLOW_* carry a port (1 .. 65535), a GRANT no
- * want and a status below 4096; other types carry status 0.
+ * want and a status below 4096; MEM_* as above; other types carry
+ * status 0.
  */
 int krc_msg_decode(const u8 *buf, size_t len, struct krc_ctrl_msg *m);
 
@@ -121,6 +150,8 @@ int krc_msg_decode(const u8 *buf, size_t len, struct krc_ctrl_msg *m);
 bool krc_msg_is_meta(unsigned int type);
 /* Is @type FLOW_ASK or FLOW_GRANT (port, epoch, want, count)? */
 bool krc_msg_is_flow(unsigned int type);
+/* Is @type one of MEM_* (access, rkey, length, addr, region)? */
+bool krc_msg_is_mem(unsigned int type);
 
 /*
  * Sign @m (a META_* message) for the connection of @n: m->mac becomes the

@@ -38,6 +38,7 @@ static void krc_teardown(struct krc_node *node)
 	krc_rc_exit();
 	if (node->ctrl)
 		krc_hs_goodbye_all();
+	krc_lmr_stop();
 	krc_meta_stop(node);
 	krc_meta_host_stop(node);
 	krc_key_forget();
@@ -65,6 +66,7 @@ static int krc_start(struct krc_node *node)
 	if (ret)
 		return ret;
 	krc_node_open(node);
+	krc_lmr_start();
 	krc_spares_fill();
 	ret = krc_loopback_start();
 	if (!ret)

@@ -25,7 +25,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define KRCORE_ABI_VERSION	9
+#define KRCORE_ABI_VERSION	10
 #define KRCORE_DEVICE_PATH	"/dev/krcore"
 #define KRCORE_IOC_MAGIC	0xC7
 
@@ -380,6 +380,57 @@ struct krcore_dereg_mr {
 };
 
 /*
+ * Remote memory (ABI 10). KRCORE_IOC_LMR_ALLOC allocates @length bytes on
+ * another node, @gid, with no process there: its kernel takes them from its
+ * pool (module parameter lmr_pool_mb), zeroed, and registers them once with
+ * exactly the rights in @access (KRCORE_ACCESS_REMOTE_READ, _WRITE,
+ * _ATOMIC): the owner's RNIC refuses any other access with @rkey. Use the
+ * region with READ, WRITE and atomic requests of any VQ connected to @gid,
+ * remote_addr in [@addr, @addr + @length), key @rkey.
+ *
+ * The region belongs to the calling process, like its registrations: it
+ * is freed by KRCORE_IOC_LMR_FREE, when the process's last VQ is closed,
+ * when this node's module unloads or reloads, and when this node leaves
+ * the MetaServer's membership. Once freed, @rkey is invalid at the owner:
+ * a request with it fails with a remote access error and never reaches
+ * other memory. When the owner reloads, its regions are gone with it.
+ *
+ * @timeout_ms bounds the wait for the owner's answer (0: module parameter
+ * lmr_timeout_ms). Errors: EINVAL (@length 0 or above KRCORE_LMR_MAX_LEN,
+ * @access 0 or other bits, reserved not 0), EOPNOTSUPP (@gid is this node),
+ * EMFILE (the process holds lmr_max_per_proc regions), ENOSPC (the owner's
+ * pool cannot take @length more bytes), ENOMEM (the owner could not
+ * allocate or register them), EHOSTUNREACH (no card for @gid), ETIMEDOUT
+ * (no answer in time: if the owner allocated it later, it is freed),
+ * EINTR, EACCES (a VQ of another process), EFAULT, ENODEV.
+ *
+ * KRCORE_IOC_LMR_FREE frees the region @handle of the calling process and
+ * waits (up to lmr_timeout_ms) until its owner confirms: 0 then, ETIMEDOUT
+ * if it did not confirm in time (the handle is gone all the same and the
+ * free is sent again in the background), ENOENT for a handle the process
+ * does not hold, EINVAL for reserved not 0.
+ */
+#define KRCORE_LMR_MAX_LEN	(1ULL << 40)
+
+struct krcore_lmr_alloc {
+	__u8  gid[16];		/* in: the owner node */
+	__u64 length;		/* in: bytes */
+	__u32 access;		/* in: REMOTE_* bits of enum krcore_access */
+	__u32 timeout_ms;	/* in: 0 = lmr_timeout_ms */
+	__u64 addr;		/* out: remote_addr of its first byte */
+	__u64 incarnation;	/* out: the owner's (its generation) */
+	__u32 rkey;		/* out */
+	__u32 handle;		/* out: names it in KRCORE_IOC_LMR_FREE */
+	__u32 region;		/* out: the owner's id of it */
+	__u32 reserved;		/* in: 0 */
+};
+
+struct krcore_lmr_free {
+	__u32 handle;		/* in */
+	__u32 reserved;		/* in: 0 */
+};
+
+/*
  * Work requests, posted in batches with KRCORE_IOC_QPUSH. Every request is
  * checked before anything reaches the shared QP; the first one that fails a
  * check (or does not fit) stops the batch: the ones before it are posted,
@@ -709,5 +760,9 @@ struct krcore_qwait {
 	_IOWR(KRCORE_IOC_MAGIC, 0x0f, struct krcore_flow_wait)
 #define KRCORE_IOC_MEMBERS \
 	_IOWR(KRCORE_IOC_MAGIC, 0x10, struct krcore_members)
+#define KRCORE_IOC_LMR_ALLOC \
+	_IOWR(KRCORE_IOC_MAGIC, 0x11, struct krcore_lmr_alloc)
+#define KRCORE_IOC_LMR_FREE \
+	_IOWR(KRCORE_IOC_MAGIC, 0x12, struct krcore_lmr_free)
 
 #endif /* _UAPI_KRCORE_H */

@@ -139,6 +139,13 @@ struct krc_conn_ops {
 	void (*peer_free)(struct krc_peer *peer);
 	/* A FLOW_ASK or FLOW_GRANT from @peer (process context). */
 	void (*flow_msg)(struct krc_peer *peer, const struct krc_ctrl_msg *msg);
+	/* A MEM_* message from @peer (process context). */
+	void (*mem_msg)(struct krc_peer *peer, const struct krc_ctrl_msg *msg);
+	/*
+	 * @peer's incarnation @incarnation is gone (it said goodbye, or a
+	 * card of a new one arrived); process context.
+	 */
+	void (*peer_forget)(struct krc_peer *peer, u64 incarnation);
 };
 
 /* Per-peer counters for operators (KRCORE_IOC_PEER_STATS, peer.c). */

@@ -611,17 +611,20 @@ static void krc_hs_on_goodbye(const struct krc_ctrl_msg *msg)
 }
 
 /*
- * A FLOW message (data/flow.c): from a node whose card we hold, or one
- * the MetaServer vouches for (as a REQ's), then to the data layer.
+ * A FLOW or MEM message (data/flow.c, data/lmr*.c): from a node whose
+ * card we hold, or one the MetaServer vouches for (as a REQ's), then to
+ * the data layer's handler @fn.
  */
-static void krc_hs_on_flow(const struct krc_ctrl_msg *msg)
+static void krc_hs_on_upper(const struct krc_ctrl_msg *msg,
+			    void (*fn)(struct krc_peer *peer,
+				       const struct krc_ctrl_msg *msg))
 {
 	struct krc_peer *peer = krc_peer_get(msg->card.gid, false);
 	u64 verify_ns;
 
 	if (peer && peer->local) {
 		krc_peer_put(peer);
-		return;		/* to ourselves: data/flow.c takes a shortcut */
+		return;		/* to ourselves: the data layer takes a shortcut */
 	}
 	if (!krc_hs_card_verified(peer, &msg->card, &verify_ns)) {
 		krc_event(KRC_EV_HS_UNVERIFIED);
@@ -634,7 +637,7 @@ static void krc_hs_on_flow(const struct krc_ctrl_msg *msg)
 			return;
 	}
 	krc_peer_set_card(peer, &msg->card);
-	krc_conn_ops->flow_msg(peer, msg);
+	fn(peer, msg);
 	krc_peer_put(peer);
 }
 
@@ -680,7 +683,13 @@ void krc_hs_recv(const struct krc_ctrl_msg *msg)
 		break;
 	case KRC_MSG_FLOW_ASK:
 	case KRC_MSG_FLOW_GRANT:
-		krc_hs_on_flow(msg);
+		krc_hs_on_upper(msg, krc_conn_ops->flow_msg);
+		break;
+	case KRC_MSG_MEM_ALLOC:
+	case KRC_MSG_MEM_ALLOC_REP:
+	case KRC_MSG_MEM_FREE:
+	case KRC_MSG_MEM_FREE_REP:
+		krc_hs_on_upper(msg, krc_conn_ops->mem_msg);
 		break;
 	default:
 		krc_event(KRC_EV_CTRL_RX_BAD);

@@ -226,6 +226,8 @@ void krc_peer_forget_incarnation(struct krc_peer *peer, u64 incarnation)
 		krc_conn_put(conn);	/* the pool's reference */
 		krc_event(KRC_EV_CONNS_DROPPED);
 	}
+	if (incarnation)
+		krc_conn_ops->peer_forget(peer, incarnation);
 }
 
 /*

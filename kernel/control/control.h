@@ -70,10 +70,32 @@ void krc_node_open(struct krc_node *node);
 void krc_node_close(struct krc_node *node);
 void krc_node_stop(struct krc_node *node);
 int krc_node_enter(void);	/* -ENODEV, or the gate held for reading */
+int krc_node_try_enter(void);	/* the same, or -EAGAIN: it is held */
 void krc_node_leave(void);
-/* Register kernel memory for remote READ (core's krc_kqp_reg_mr()). */
+/*
+ * Register kernel memory for remote access (core's krc_kqp_reg_mr()),
+ * addressed by peers from @iova.
+ */
 struct ib_mr *krc_node_reg_mr(struct scatterlist *sg, int nents,
-			      unsigned int page_size, int access);
+			      unsigned int page_size, int access, u64 iova);
+
+/* kmem.c: kernel memory registered for peers' one-sided requests */
+struct krc_kmem {
+	struct ib_device *ibdev;
+	struct page **chunks;
+	u32 nchunks;
+	unsigned int order;		/* of each chunk */
+	struct sg_table sgt;
+	bool sg_mapped;
+	struct ib_mr *mr;		/* iova, rkey, length for peers */
+};
+
+#define KRC_KMEM_IOVA_DMA	(~0ULL)
+
+int krc_kmem_alloc(struct krc_kmem *km, u64 bytes, int access, u64 iova);
+void krc_kmem_free(struct krc_kmem *km);
+u64 krc_kmem_charge(u64 bytes);
+void *krc_kmem_vmap(struct krc_kmem *km);
 
 /* ctrl.c: the control UD QP */
 struct krc_ctrl_handlers {

@@ -6,8 +6,8 @@
  * The table (common/meta_table.h) is kernel memory registered for remote
  * READ: members look cards up with one-sided READs and this CPU never
  * answers a lookup. It is made of physically contiguous chunks (2 MiB
- * when possible) mapped contiguously for the CPU (vmap) and for the RNIC
- * (one fast-registered MR whose pages are the chunks).
+ * when possible, kmem.c) mapped contiguously for the CPU (vmap) and for
+ * the RNIC (one fast-registered MR whose pages are the chunks).
  *
  * This file: the table, its writes (each slot under its seqlock
  * protocol), where a member on this node READs it, and hosting started
@@ -26,99 +26,29 @@
 #include "meta_fill.h"
 #include "meta_table.h"
 
-#define KRC_META_MAX_ORDER	9	/* 2 MiB chunks */
 #define KRC_META_FILL_MAX	BIT(20)		/* 10.200.0.0/12 */
 
 static void krc_meta_table_free(struct krc_meta_host *h)
 {
-	struct ib_device *ibdev = krc_node.dev->ibdev;
-	u32 i;
-
-	if (h->mr) {
-		ib_dereg_mr(h->mr);
-		krc_obj_destroyed(KRC_OBJ_MR);
-	}
-	if (h->sg_mapped)
-		ib_dma_unmap_sg(ibdev, h->sgt.sgl, h->nchunks, DMA_BIDIRECTIONAL);
-	sg_free_table(&h->sgt);
 	if (h->table)
 		vunmap(h->table);
-	for (i = 0; i < h->nchunks; i++)
-		if (h->chunks[i])
-			__free_pages(h->chunks[i], h->order);
-	kfree(h->chunks);
-	h->chunks = NULL;
-	h->nchunks = 0;
 	h->table = NULL;
+	krc_kmem_free(&h->mem);
 	h->mr = NULL;
-	h->sg_mapped = false;
 }
 
-/* Chunks of 2 MiB (or smaller if memory is fragmented), as few as the
- * device's fast registration page list allows.
- */
+/* The table: registered for remote READ (kmem.c), mapped for the CPU. */
 static int krc_meta_table_alloc(struct krc_meta_host *h, size_t bytes)
 {
-	struct ib_device *ibdev = krc_node.dev->ibdev;
-	u32 max_sg = ibdev->attrs.max_fast_reg_page_list_len;
-	struct scatterlist *sg;
-	struct page **pages;
-	u32 npages, i, k;
-	int order;
+	int ret;
 
-	for (order = min_t(int, get_order(bytes), KRC_META_MAX_ORDER);
-	     order >= 0; order--) {
-		size_t chunk = PAGE_SIZE << order;
-
-		h->nchunks = DIV_ROUND_UP(bytes, chunk);
-		if (h->nchunks > max_sg)
-			return -E2BIG;
-		h->order = order;
-		h->chunks = kcalloc(h->nchunks, sizeof(*h->chunks), GFP_KERNEL);
-		if (!h->chunks)
-			return -ENOMEM;
-		for (i = 0; i < h->nchunks; i++) {
-			h->chunks[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO |
-						   __GFP_NOWARN, order);
-			if (!h->chunks[i])
-				break;
-		}
-		if (i == h->nchunks)
-			break;
-		krc_meta_table_free(h);
-	}
-	if (order < 0)
-		return -ENOMEM;
-
-	npages = h->nchunks << h->order;
-	pages = kvmalloc_array(npages, sizeof(*pages), GFP_KERNEL);
-	if (!pages)
-		return -ENOMEM;
-	for (i = 0; i < h->nchunks; i++)
-		for (k = 0; k < (1U << h->order); k++)
-			pages[(i << h->order) + k] = h->chunks[i] + k;
-	h->table = vmap(pages, npages, VM_MAP, PAGE_KERNEL);
-	kvfree(pages);
-	if (!h->table)
-		return -ENOMEM;
-
-	if (sg_alloc_table(&h->sgt, h->nchunks, GFP_KERNEL))
-		return -ENOMEM;
-	for_each_sg(h->sgt.sgl, sg, h->nchunks, i)
-		sg_set_page(sg, h->chunks[i], PAGE_SIZE << h->order, 0);
-	if (ib_dma_map_sg(ibdev, h->sgt.sgl, h->nchunks, DMA_BIDIRECTIONAL) !=
-	    h->nchunks)
-		return -ENOMEM;
-	h->sg_mapped = true;
-	h->mr = krc_node_reg_mr(h->sgt.sgl, h->nchunks, PAGE_SIZE << h->order,
-				IB_ACCESS_REMOTE_READ);
-	if (IS_ERR(h->mr)) {
-		int ret = PTR_ERR(h->mr);
-
-		h->mr = NULL;
+	ret = krc_kmem_alloc(&h->mem, bytes, IB_ACCESS_REMOTE_READ,
+			     KRC_KMEM_IOVA_DMA);
+	if (ret)
 		return ret;
-	}
-	return 0;
+	h->mr = h->mem.mr;
+	h->table = krc_kmem_vmap(&h->mem);
+	return h->table ? 0 : -ENOMEM;
 }
 
 /* Table writes: serialised here (h->lock), each slot under its seqlock. */
@@ -391,7 +321,7 @@ int krc_meta_host_start(struct krc_node *node)
 		goto err;
 	}
 	pr_info("krcore: meta: hosting a table of %u slots (%zu KiB in %u chunks), port %u\n",
-		h->geom.nslots, bytes >> 10, h->nchunks, krc_param_meta_port);
+		h->geom.nslots, bytes >> 10, h->mem.nchunks, krc_param_meta_port);
 	return 0;
 err:
 	krc_meta_host_stop(node);

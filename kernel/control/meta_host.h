@@ -51,12 +51,8 @@ struct krc_meta_host {
 	struct mutex lock;		/* table writes */
 	struct krc_mt_geom geom;
 	void *table;			/* vmap of the chunks */
-	struct page **chunks;
-	u32 nchunks;
-	unsigned int order;
-	struct sg_table sgt;
-	bool sg_mapped;
-	struct ib_mr *mr;
+	struct krc_kmem mem;		/* the table's chunks and MR */
+	struct ib_mr *mr;		/* mem.mr */
 	u32 used;			/* cards in the table */
 	struct rdma_cm_id *listen;
 	spinlock_t members_lock;	/* the lists and their counts, authed */

@@ -33,17 +33,29 @@ int krc_node_enter(void)
 	return -ENODEV;
 }
 
+/* krc_node_enter() for work that must not wait for a teardown: -EAGAIN. */
+int krc_node_try_enter(void)
+{
+	if (!down_read_trylock(&krc_node.gate))
+		return -EAGAIN;
+	if (READ_ONCE(krc_node.up))
+		return 0;
+	up_read(&krc_node.gate);
+	return -ENODEV;
+}
+
 void krc_node_leave(void)
 {
 	up_read(&krc_node.gate);
 }
 
 struct ib_mr *krc_node_reg_mr(struct scatterlist *sg, int nents,
-			      unsigned int page_size, int access)
+			      unsigned int page_size, int access, u64 iova)
 {
 	if (!krc_node.kqp)
 		return ERR_PTR(-ENODEV);
-	return krc_kqp_reg_mr(krc_node.kqp, sg, nents, page_size, access);
+	return krc_kqp_reg_mr(krc_node.kqp, sg, nents, page_size, access,
+			      iova);
 }
 
 /* The node page: our card, for peers to READ (krctl probe). */
@@ -64,7 +76,8 @@ static int krc_node_page_start(struct krc_node *node)
 		return -ENOMEM;
 	}
 	node->page_dma = sg_dma_address(&sg);
-	mr = krc_node_reg_mr(&sg, 1, PAGE_SIZE, IB_ACCESS_REMOTE_READ);
+	mr = krc_node_reg_mr(&sg, 1, PAGE_SIZE, IB_ACCESS_REMOTE_READ,
+			     node->page_dma);
 	if (IS_ERR(mr)) {
 		ib_dma_unmap_sg(ibdev, &sg, 1, DMA_BIDIRECTIONAL);
 		free_page((unsigned long)node->page);

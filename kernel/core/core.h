@@ -201,7 +201,8 @@ int krc_kqp_read(struct krc_kqp *kqp, struct krc_kop *kop, u64 raddr,
  * registration on @kqp. Process context.
  */
 struct ib_mr *krc_kqp_reg_mr(struct krc_kqp *kqp, struct scatterlist *sg,
-			     int nents, unsigned int page_size, int access);
+			     int nents, unsigned int page_size, int access,
+			     u64 iova);
 
 /*
  * rxe hands a kernel QP's posted send to a tasklet, which from process

@@ -236,7 +236,8 @@ int krc_kqp_read(struct krc_kqp *kqp, struct krc_kop *kop, u64 raddr,
 }
 
 struct ib_mr *krc_kqp_reg_mr(struct krc_kqp *kqp, struct scatterlist *sg,
-			     int nents, unsigned int page_size, int access)
+			     int nents, unsigned int page_size, int access,
+			     u64 iova)
 {
 	struct ib_reg_wr reg = {};
 	struct krc_kop *kop;
@@ -252,6 +253,8 @@ struct ib_mr *krc_kqp_reg_mr(struct krc_kqp *kqp, struct scatterlist *sg,
 		ret = n < 0 ? n : -EINVAL;
 		goto err;
 	}
+	/* Peers address it from @iova: no kernel address leaves the node. */
+	mr->iova = iova;
 	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
 	kop = krc_kop_alloc(kqp->ibdev, 0, DMA_NONE);
 	if (!kop) {

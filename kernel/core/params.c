@@ -114,6 +114,22 @@ uint krc_param_members_list_max = 65536;
 module_param_named(members_list_max, krc_param_members_list_max, uint, 0644);
 MODULE_PARM_DESC(members_list_max, "Members at most in this node's list of the MetaServer's (KRCORE_IOC_MEMBERS; more: E2BIG)");
 
+uint krc_param_lmr_pool_mb = 256;
+module_param_named(lmr_pool_mb, krc_param_lmr_pool_mb, uint, 0644);
+MODULE_PARM_DESC(lmr_pool_mb, "Remote memory: MiB at most that other nodes' processes may allocate on this node (KRCORE_IOC_LMR_ALLOC; more: ENOSPC)");
+
+uint krc_param_lmr_max_per_proc = 1024;
+module_param_named(lmr_max_per_proc, krc_param_lmr_max_per_proc, uint, 0644);
+MODULE_PARM_DESC(lmr_max_per_proc, "Remote memory: regions at most one process holds (more: EMFILE)");
+
+uint krc_param_lmr_timeout_ms = 3000;
+module_param_named(lmr_timeout_ms, krc_param_lmr_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(lmr_timeout_ms, "Remote memory: how long an allocation or a free waits for the owner's answer by default");
+
+uint krc_param_lmr_sweep_ms = 1000;
+module_param_named(lmr_sweep_ms, krc_param_lmr_sweep_ms, uint, 0644);
+MODULE_PARM_DESC(lmr_sweep_ms, "Remote memory owner: check this often that the holders of its regions are still members (0: off)");
+
 int krc_fault_meta_foreign_card;
 module_param_named(fault_meta_foreign_card, krc_fault_meta_foreign_card, int, 0644);
 MODULE_PARM_DESC(fault_meta_foreign_card, "Fault injection: register with the MetaServer a card of another address");

@@ -45,6 +45,10 @@ extern uint krc_param_max_half_open;
 extern uint krc_param_max_half_open_per_peer;
 extern uint krc_param_meta_max_members;
 extern uint krc_param_members_list_max;
+extern uint krc_param_lmr_pool_mb;
+extern uint krc_param_lmr_max_per_proc;
+extern uint krc_param_lmr_timeout_ms;
+extern uint krc_param_lmr_sweep_ms;
 extern uint krc_param_meta_keepalive_ms;
 extern uint krc_param_dg_policy;
 /* The values of dg_policy: when a VQ uses the datagram transport. */

@@ -28,6 +28,8 @@ static const char * const krc_obj_names[KRC_NR_OBJ] = {
 	[KRC_OBJ_SRQ] = "srq",
 	[KRC_OBJ_RC_PLACE] = "rc_place",
 	[KRC_OBJ_FLOW] = "flow",
+	[KRC_OBJ_LMR] = "lmr",
+	[KRC_OBJ_LMR_HANDLE] = "lmr_handle",
 };
 
 static const char * const krc_event_names[KRC_NR_EV] = {
@@ -192,6 +194,14 @@ static const char * const krc_event_names[KRC_NR_EV] = {
 	[KRC_EV_FLOW_LOST] = "flow_lost",
 	[KRC_EV_FLOW_STALE] = "flow_stale",
 	[KRC_EV_MSG_REFUSED] = "msg_refused",
+	[KRC_EV_LMR_ALLOCS] = "lmr_allocs",
+	[KRC_EV_LMR_REFUSED] = "lmr_refused",
+	[KRC_EV_LMR_FREES] = "lmr_frees",
+	[KRC_EV_LMR_RECLAIMED] = "lmr_reclaimed",
+	[KRC_EV_LMR_FREE_STRAY] = "lmr_free_stray",
+	[KRC_EV_LMR_ORPHANS] = "lmr_orphans",
+	[KRC_EV_LMR_FREE_LOST] = "lmr_free_lost",
+	[KRC_EV_LMR_RETRANSMITS] = "lmr_retransmits",
 };
 
 #define KRC_NR_STATS	(2 * KRC_NR_OBJ + KRC_NR_EV)

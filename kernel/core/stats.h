@@ -30,6 +30,8 @@ enum krc_obj {
 	KRC_OBJ_SRQ,
 	KRC_OBJ_RC_PLACE,	/* places under the RC cap (evict.c) */
 	KRC_OBJ_FLOW,		/* a sender's flow to a port (data/flow.c) */
+	KRC_OBJ_LMR,		/* a region this node owns (data/lmr_host.c) */
+	KRC_OBJ_LMR_HANDLE,	/* a region a process here holds (data/lmr.c) */
 	KRC_NR_OBJ
 };
 
@@ -202,6 +204,16 @@ enum krc_event {
 	KRC_EV_FLOW_LOST,
 	KRC_EV_FLOW_STALE,
 	KRC_EV_MSG_REFUSED,
+	/* remote memory: the owner's side (lmr_host.c) */
+	KRC_EV_LMR_ALLOCS,	/* regions allocated and registered */
+	KRC_EV_LMR_REFUSED,	/* ALLOCs refused (pool full, no memory) */
+	KRC_EV_LMR_FREES,	/* regions freed by their holder */
+	KRC_EV_LMR_RECLAIMED,	/* regions freed: their holder went away */
+	KRC_EV_LMR_FREE_STRAY,	/* FREEs of no region, or of another's */
+	/* the holder's side (lmr.c) */
+	KRC_EV_LMR_ORPHANS,	/* allocated after their caller gave up: freed */
+	KRC_EV_LMR_FREE_LOST,	/* FREEs never confirmed by the owner */
+	KRC_EV_LMR_RETRANSMITS,	/* ALLOCs and FREEs sent again */
 	KRC_NR_EV
 };
 

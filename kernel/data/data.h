@@ -55,6 +55,7 @@ struct krc_proc {
 	struct mutex lock;		/* registrations */
 	struct xarray mrs;		/* lkey -> struct krc_umr */
 	struct xarray rkeys;		/* rkey -> struct krc_umr (remote access) */
+	struct xarray lmrs;		/* handle -> remote region held (lmr.c) */
 	atomic_t nvqs;			/* its open VQs (max_vqs_per_proc) */
 	/*
 	 * Its requests outstanding on every path, all its VQs together
@@ -225,6 +226,22 @@ void krc_flow_consumed(struct krc_vqueue *vq);
 void krc_flow_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg);
 void krc_flow_peer_stop(struct krc_peer *peer);
 void krc_flow_peer_free(struct krc_peer *peer);
+
+/* ioctl.c: a VQ call that uses the device enters the node's gate */
+int krc_vq_enter(struct krc_vqueue *vq);
+
+/* lmr.c, lmr_host.c: remote memory regions held here, owned here */
+long krc_ioc_lmr_alloc(struct krc_vqueue *vq, void __user *uarg);
+long krc_ioc_lmr_free(struct krc_vqueue *vq, void __user *uarg);
+u32 krc_lmr_count(struct krc_proc *proc);
+void krc_lmr_proc_release(struct krc_proc *proc);
+void krc_lmr_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg);
+void krc_lmr_start(void);
+void krc_lmr_stop(void);
+void krc_lmrh_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg);
+void krc_lmrh_peer_forget(struct krc_peer *peer, u64 incarnation);
+void krc_lmrh_start(void);
+void krc_lmrh_stop(void);
 
 /* vq.c: the life of a VQ, /dev/krcore */
 void krc_data_init(void);	/* its handlers, registered below */

@@ -486,7 +486,7 @@ static long krc_ioc_flow_wait(struct krc_vqueue *vq, void __user *uarg)
  * waits for them, and they fail with ENODEV once it is gone (or once this
  * VQ lost it).
  */
-static int krc_vq_enter(struct krc_vqueue *vq)
+int krc_vq_enter(struct krc_vqueue *vq)
 {
 	int ret = krc_node_enter();
 
@@ -609,6 +609,13 @@ long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case KRCORE_IOC_MEMBERS:
 		/* Sleeps between its looks, which enter the gate. */
 		ret = krc_ioc_members(vq, uarg);
+		break;
+	case KRCORE_IOC_LMR_ALLOC:
+		/* Waits for the owner's answer outside the gate. */
+		ret = krc_ioc_lmr_alloc(vq, uarg);
+		break;
+	case KRCORE_IOC_LMR_FREE:
+		ret = krc_ioc_lmr_free(vq, uarg);
 		break;
 	case KRCORE_IOC_LOOKUP:
 	case KRCORE_IOC_QCONNECT:

@@ -418,6 +418,8 @@ static const struct krc_conn_ops krc_data_conn_ops = {
 	.peer_stop = krc_data_peer_stop,
 	.peer_free = krc_data_peer_free,
 	.flow_msg = krc_flow_msg,
+	.mem_msg = krc_lmr_msg,
+	.peer_forget = krc_lmrh_peer_forget,
 };
 
 void krc_data_init(void)

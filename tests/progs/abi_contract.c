@@ -294,8 +294,8 @@ static void ioc(unsigned long cmd, unsigned int nr, size_t size,
 
 static void do_static(void)
 {
-	check(KRCORE_ABI_VERSION == 9,
-	      "this contract test is of ABI version 9", "%d",
+	check(KRCORE_ABI_VERSION == 10,
+	      "this contract test is of ABI version 10", "%d",
 	      KRCORE_ABI_VERSION);
 	check(sizeof(struct krcore_card) == KRCORE_CARD_SIZE &&
 	      KRCORE_CARD_SIZE == 64, "the node address card: 64 bytes",
@@ -322,6 +322,10 @@ static void do_static(void)
 	IOC(KRCORE_IOC_MEMBERS, 0x10, krcore_members);
 	SIZE(krcore_members, 48);
 	SIZE(krcore_member, 32);
+	IOC(KRCORE_IOC_LMR_ALLOC, 0x11, krcore_lmr_alloc);
+	SIZE(krcore_lmr_alloc, 64);
+	IOC(KRCORE_IOC_LMR_FREE, 0x12, krcore_lmr_free);
+	SIZE(krcore_lmr_free, 8);
 	check(KRCORE_MEMBERS_POLL_MS == 20 &&
 	      KRCORE_MEMBERS_MAX_WAIT_MS == 60000,
 	      "MEMBERS: polls every 20 ms, waits 60 s at most", "%d %d",

@@ -49,6 +49,7 @@ enum op {
 	OP_OPEN, OP_CLOSE, OP_QCONNECT, OP_REG, OP_DEREG, OP_PUSH, OP_MAP,
 	OP_SCRIBBLE, OP_POP, OP_WAIT, OP_BIND, OP_LOOKUP, OP_PROBE, OP_INFO,
 	OP_RANDOM, OP_FORK, OP_MUNMAP, OP_FLOW_WAIT, OP_CONSUMED, OP_MEMBERS,
+	OP_LMR_ALLOC, OP_LMR_FREE,
 	OP_NR
 };
 
@@ -56,6 +57,7 @@ static const char * const op_names[OP_NR] = {
 	"open", "close", "qconnect", "reg_mr", "dereg_mr", "qpush", "mmap",
 	"scribble", "qpop", "qwait", "qbind", "lookup", "probe", "info",
 	"random_cmd", "fork", "munmap", "flow_wait", "qconsumed", "members",
+	"lmr_alloc", "lmr_free",
 };
 
 /* Shared by every worker (MAP_SHARED): calls and errnos per operation. */
@@ -524,6 +526,37 @@ static void do_members(void)
 				arg_ptr(&ms, sizeof(ms))));
 }
 
+/* Remote memory (ABI 10): any node, length, rights, timeout, reserved. */
+static void do_lmr_alloc(void)
+{
+	struct krcore_lmr_alloc a = {
+		.length = pick(4) ? 1 + pick(1 << 20) : any_u64(),
+		.access = pick(4) ? 1u << pick(5) | 1u << pick(5) : any_u32(),
+		.timeout_ms = pick(3) ? 0 : pick(300),
+	};
+
+	pick_gid(a.gid);
+	if (!pick(10))
+		a.reserved = any_u32();
+	if (!pick(10))
+		a.addr = any_u64();	/* an out field: ignored */
+	count(OP_LMR_ALLOC, ioctl(rvq(), KRCORE_IOC_LMR_ALLOC,
+				  arg_ptr(&a, sizeof(a))));
+}
+
+/* Any handle: ones it holds (small numbers), others, with reserved. */
+static void do_lmr_free(void)
+{
+	struct krcore_lmr_free f = {
+		.handle = pick(4) ? pick(8) : any_u32(),
+	};
+
+	if (!pick(10))
+		f.reserved = any_u32();
+	count(OP_LMR_FREE, ioctl(rvq(), KRCORE_IOC_LMR_FREE,
+				 arg_ptr(&f, sizeof(f))));
+}
+
 /* "I consumed": on any VQ, after any consumer index (scribble sets it). */
 static void do_consumed(void)
 {
@@ -695,6 +728,13 @@ static void worker(uint64_t seed)
 			break;
 		case OP_MEMBERS:
 			do_members();
+			break;
+		case OP_LMR_ALLOC:
+			if (!pick(2))
+				do_lmr_alloc();
+			break;
+		case OP_LMR_FREE:
+			do_lmr_free();
 			break;
 		default:
 			do_push();

@@ -22,6 +22,8 @@ static const u8 all_types[] = {
 	KRC_MSG_RTU, KRC_MSG_RTU_ACK, KRC_MSG_GOODBYE,
 	KRC_MSG_CLOSE_REQ, KRC_MSG_CLOSE_REP,
 	KRC_MSG_FLOW_ASK, KRC_MSG_FLOW_GRANT,
+	KRC_MSG_MEM_ALLOC, KRC_MSG_MEM_ALLOC_REP, KRC_MSG_MEM_FREE,
+	KRC_MSG_MEM_FREE_REP,
 	KRC_MSG_META_REGISTER, KRC_MSG_META_DEREGISTER, KRC_MSG_META_REPLY,
 };
 
@@ -108,6 +110,27 @@ static struct krc_ctrl_msg sample_msg(u8 type)
 		m.epoch = 7;
 		m.count = 1ULL << 40;
 		break;
+	case KRC_MSG_MEM_ALLOC:
+		m.dst_incarnation = 0x0badc0ffee0ddf00ULL;
+		m.access = KRCORE_ACCESS_REMOTE_READ |
+			   KRCORE_ACCESS_REMOTE_WRITE;
+		m.length = 200ULL << 20;
+		break;
+	case KRC_MSG_MEM_ALLOC_REP:
+		m.access = KRCORE_ACCESS_REMOTE_ATOMIC;
+		m.rkey = 0x1234567;
+		m.length = 1ULL << 40;
+		m.addr = 0xffff888000200000ULL;
+		m.region = 0xfffffffeU;
+		break;
+	case KRC_MSG_MEM_FREE:
+		m.dst_incarnation = 0x0badc0ffee0ddf00ULL;
+		m.region = 1;
+		break;
+	case KRC_MSG_MEM_FREE_REP:
+		m.status = ENOENT;
+		m.region = 77;
+		break;
 	default:	/* GOODBYE, META_REGISTER, META_DEREGISTER: the card */
 		break;
 	}
@@ -132,6 +155,9 @@ static bool msg_equal(const struct krc_ctrl_msg *a, const struct krc_ctrl_msg *b
 	       a->probe_len == b->probe_len && a->slot == b->slot &&
 	       a->port == b->port && a->epoch == b->epoch &&
 	       a->want == b->want && a->count == b->count &&
+	       a->access == b->access && a->rkey == b->rkey &&
+	       a->length == b->length && a->addr == b->addr &&
+	       a->region == b->region &&
 	       !memcmp(a->mac, b->mac, sizeof(a->mac)) &&
 	       !memcmp(a->ctrl_mac, b->ctrl_mac, sizeof(a->ctrl_mac));
 }
@@ -336,13 +362,113 @@ static void test_msg_flow(void **state)
 	expect_msg_err(buf, sizeof(buf), -EBADMSG);
 }
 
+/* MEM_*: the layout of proto.h and what each type may carry. */
+static void test_msg_mem(void **state)
+{
+	u8 buf[KRC_MSG_SIZE];
+	struct krc_ctrl_msg m, d;
+
+	(void)state;
+	m = sample_msg(KRC_MSG_MEM_ALLOC_REP);
+	krc_msg_encode(&m, buf);
+	assert_int_equal(krc_get_le32(buf + 88), KRCORE_ACCESS_REMOTE_ATOMIC);
+	assert_int_equal(krc_get_le32(buf + 92), 0x1234567);
+	assert_int_equal(krc_get_le64(buf + 96), 1ULL << 40);
+	assert_int_equal(krc_get_le64(buf + 104), 0xffff888000200000ULL);
+	assert_int_equal(krc_get_le32(buf + 112), 0xfffffffeU);
+	assert_int_equal(krc_get_le32(buf + 116), 0);
+	assert_int_equal(krc_msg_decode(buf, sizeof(buf), &d), 0);
+	assert_true(msg_equal(&m, &d));
+	buf[116] = 1;
+	expect_msg_err(buf, sizeof(buf), -EBADMSG);
+	/* the handshake's fields are not carried */
+	m.qpn = 0x1a;
+	m.slot = 5;
+	krc_msg_encode(&m, buf);
+	assert_int_equal(krc_msg_decode(buf, sizeof(buf), &d), 0);
+	assert_int_equal(d.qpn, 0);
+	assert_int_equal(d.slot, 0);
+
+	/* ALLOC: a length of 1 .. 2^40, known rights, nothing else */
+	m = sample_msg(KRC_MSG_MEM_ALLOC);
+	assert_int_equal(reencode(&m), 0);
+	m.length = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.length = KRC_LMR_MAX_LEN + 1;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.length = 1;
+	assert_int_equal(reencode(&m), 0);
+	m.access = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.access = KRCORE_ACCESS_LOCAL_WRITE;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.access = KRCORE_ACCESS_REMOTE_READ | 0x10;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.access = KRC_LMR_RIGHTS;
+	assert_int_equal(reencode(&m), 0);
+	m.rkey = 1;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.rkey = 0;
+	m.addr = 1;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.addr = 0;
+	m.region = 1;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.region = 0;
+	m.status = ENOSPC;
+	assert_int_equal(reencode(&m), -EBADMSG);
+
+	/* ALLOC_REP: a region, or a status and nothing */
+	m = sample_msg(KRC_MSG_MEM_ALLOC_REP);
+	m.region = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_ALLOC_REP);
+	m.access = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_ALLOC_REP);
+	m.length = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_ALLOC_REP);
+	m.status = ENOSPC;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.access = 0;
+	m.rkey = 0;
+	m.length = 0;
+	m.addr = 0;
+	m.region = 0;
+	assert_int_equal(reencode(&m), 0);
+	m.status = 4096;
+	assert_int_equal(reencode(&m), -EBADMSG);
+
+	/* FREE: a region only; FREE_REP: a region and a status */
+	m = sample_msg(KRC_MSG_MEM_FREE);
+	assert_int_equal(reencode(&m), 0);
+	m.region = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_FREE);
+	m.length = 1;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_FREE);
+	m.status = 1;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_FREE_REP);
+	assert_int_equal(reencode(&m), 0);
+	m.status = 0;
+	assert_int_equal(reencode(&m), 0);
+	m.rkey = 9;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_FREE_REP);
+	m.region = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+}
+
 static void test_msg_type_name(void **state)
 {
 	static const char *const names[] = {
 		"?", "connect_req", "connect_rep", "connect_nak", "rtu",
 		"rtu_ack", "goodbye", "close_req", "close_rep", "flow_ask",
-		"flow_grant", "?",
-		"?", "?", "?", "?", "meta_register", "meta_deregister", "meta_reply", "?",
+		"flow_grant", "mem_alloc", "mem_alloc_rep", "mem_free",
+		"mem_free_rep", "?", "meta_register", "meta_deregister", "meta_reply", "?",
 	};
 	unsigned int t;
 
@@ -603,7 +729,8 @@ static void test_msg_rejects_fields(void **state)
 		u8 t = all_types[i];
 
 		if (t == KRC_MSG_CONNECT_NAK || t == KRC_MSG_META_REPLY ||
-		    t == KRC_MSG_CLOSE_REP || t == KRC_MSG_FLOW_GRANT)
+		    t == KRC_MSG_CLOSE_REP || t == KRC_MSG_FLOW_GRANT ||
+		    t == KRC_MSG_MEM_ALLOC_REP || t == KRC_MSG_MEM_FREE_REP)
 			continue;
 		m = sample_msg(t);
 		assert_int_equal(reencode(&m), 0);
@@ -1362,6 +1489,7 @@ int main(void)
 		cmocka_unit_test(test_msg_layout),
 		cmocka_unit_test(test_msg_roundtrip),
 		cmocka_unit_test(test_msg_flow),
+		cmocka_unit_test(test_msg_mem),
 		cmocka_unit_test(test_msg_type_name),
 		cmocka_unit_test(test_msg_rejects_header),
 		cmocka_unit_test(test_msg_rejects_fields),

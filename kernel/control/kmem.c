@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmem.c - kernel memory that peers reach with one-sided requests: the
+ * MetaServer's table (meta_host.c) and remote memory regions
+ * (data/lmr_host.c).
+ *
+ * Memory is taken in physically contiguous chunks (2 MiB when possible,
+ * smaller when memory is fragmented), zeroed, mapped for the device and
+ * registered once with one fast-registration MR whose pages are the
+ * chunks, so a region needs no more MR entries than the device's page
+ * list allows (512 on rxe: 1 GiB). The MR covers exactly the bytes asked
+ * for, not the rest of the last chunk. Deregistering the MR makes its key
+ * useless at once; the chunks are freed after it.
+ */
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "control/control.h"
+
+#define KRC_KMEM_MAX_ORDER	9	/* 2 MiB chunks */
+
+void krc_kmem_free(struct krc_kmem *km)
+{
+	u32 i;
+
+	if (km->mr) {
+		ib_dereg_mr(km->mr);
+		krc_obj_destroyed(KRC_OBJ_MR);
+	}
+	if (km->sg_mapped)
+		ib_dma_unmap_sg(km->ibdev, km->sgt.sgl, km->nchunks,
+				DMA_BIDIRECTIONAL);
+	sg_free_table(&km->sgt);
+	for (i = 0; i < km->nchunks; i++)
+		if (km->chunks[i])
+			__free_pages(km->chunks[i], km->order);
+	kfree(km->chunks);
+	memset(km, 0, sizeof(*km));
+}
+
+/* The bytes krc_kmem_alloc() takes for @bytes at most (its charge). */
+u64 krc_kmem_charge(u64 bytes)
+{
+	unsigned int order = min_t(unsigned int, get_order(bytes),
+				   KRC_KMEM_MAX_ORDER);
+
+	return round_up(bytes, PAGE_SIZE << order);
+}
+
+static int krc_kmem_chunks(struct krc_kmem *km, u64 bytes, u32 max_sg)
+{
+	int order;
+	u32 i;
+
+	for (order = min_t(int, get_order(bytes), KRC_KMEM_MAX_ORDER);
+	     order >= 0; order--) {
+		u64 chunk = PAGE_SIZE << order;
+		gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN;
+
+		if (order)
+			gfp |= __GFP_NORETRY;
+		if (DIV_ROUND_UP_ULL(bytes, chunk) > max_sg)
+			return -E2BIG;
+		km->nchunks = DIV_ROUND_UP_ULL(bytes, chunk);
+		km->order = order;
+		km->chunks = kvcalloc(km->nchunks, sizeof(*km->chunks),
+				      GFP_KERNEL);
+		if (!km->chunks)
+			return -ENOMEM;
+		for (i = 0; i < km->nchunks; i++) {
+			km->chunks[i] = alloc_pages(gfp, order);
+			if (!km->chunks[i])
+				break;
+			cond_resched();
+		}
+		if (i == km->nchunks)
+			return 0;
+		for (i = 0; i < km->nchunks && km->chunks[i]; i++)
+			__free_pages(km->chunks[i], order);
+		kvfree(km->chunks);
+		km->chunks = NULL;
+		km->nchunks = 0;
+	}
+	return -ENOMEM;
+}
+
+/*
+ * @bytes of zeroed memory registered with @access (IB_ACCESS_*), which
+ * peers address from @iova (KRC_KMEM_IOVA_DMA: the DMA address of its
+ * first byte). 0, -E2BIG (more chunks than the device registers at
+ * once), -ENOMEM, -ENODEV or the registration's error; on error
+ * nothing is left to free. Process context, under krc_node_enter() or
+ * the node's lock.
+ */
+int krc_kmem_alloc(struct krc_kmem *km, u64 bytes, int access, u64 iova)
+{
+	struct scatterlist *sg;
+	u32 i;
+	int ret;
+
+	memset(km, 0, sizeof(*km));
+	if (!krc_node.dev)
+		return -ENODEV;
+	km->ibdev = krc_node.dev->ibdev;
+	ret = krc_kmem_chunks(km, bytes,
+			      km->ibdev->attrs.max_fast_reg_page_list_len);
+	if (ret)
+		return ret;
+	ret = -ENOMEM;
+	if (sg_alloc_table(&km->sgt, km->nchunks, GFP_KERNEL))
+		goto err;
+	/* The last entry ends where @bytes do: so does the MR, to the byte. */
+	for_each_sg(km->sgt.sgl, sg, km->nchunks, i)
+		sg_set_page(sg, km->chunks[i], i + 1 < km->nchunks ?
+			    PAGE_SIZE << km->order :
+			    bytes - ((u64)i << (PAGE_SHIFT + km->order)), 0);
+	if (ib_dma_map_sg(km->ibdev, km->sgt.sgl, km->nchunks,
+			  DMA_BIDIRECTIONAL) != km->nchunks)
+		goto err;
+	km->sg_mapped = true;
+	if (iova == KRC_KMEM_IOVA_DMA)
+		iova = sg_dma_address(km->sgt.sgl);
+	km->mr = krc_node_reg_mr(km->sgt.sgl, km->nchunks,
+				 PAGE_SIZE << km->order, access, iova);
+	if (IS_ERR(km->mr)) {
+		ret = PTR_ERR(km->mr);
+		km->mr = NULL;
+		goto err;
+	}
+	return 0;
+err:
+	krc_kmem_free(km);
+	return ret;
+}
+
+/* The chunks mapped contiguously for the CPU (vunmap() it), or NULL. */
+void *krc_kmem_vmap(struct krc_kmem *km)
+{
+	u32 npages = km->nchunks << km->order, i, k;
+	struct page **pages;
+	void *p;
+
+	pages = kvmalloc_array(npages, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return NULL;
+	for (i = 0; i < km->nchunks; i++)
+		for (k = 0; k < (1U << km->order); k++)
+			pages[(i << km->order) + k] = km->chunks[i] + k;
+	p = vmap(pages, npages, VM_MAP, PAGE_KERNEL);
+	kvfree(pages);
+	return p;
+}

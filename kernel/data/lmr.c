@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lmr.c - remote memory regions this node's processes hold: memory they
+ * allocated on other nodes (KRCORE_IOC_LMR_ALLOC, _FREE; the owner's side
+ * is lmr_host.c).
+ *
+ * An allocation or a free is a call: a MEM_ALLOC or MEM_FREE sent to the
+ * owner's control QP and sent again (100 ms, doubling up to 1 s) until
+ * its answer arrives or its deadline passes. The owner answers a
+ * retransmitted ALLOC with the region it already made, so a call makes
+ * at most one region; an answer that arrives when nobody waits for it
+ * any more (the caller timed out or was interrupted) is an orphan, and
+ * its region is freed at once.
+ *
+ * A region belongs to the process (its struct krc_proc, like its
+ * registrations): its handle is an index in proc->lmrs. When the
+ * process's last VQ closes, every region it still holds is freed by a
+ * call nobody waits for. Data moves with the VQs' own READ, WRITE and
+ * atomic requests: the owner's RNIC checks the rkey and its rights.
+ *
+ * Locks: krc_lmr.lock (the calls), process context only; a send under it
+ * takes no lock of this file. A process's handles are in its xarray.
+ */
+#include <linux/slab.h>
+
+#include "data/data.h"
+
+#define KRC_LMR_RTO_MS		100
+#define KRC_LMR_RTO_MAX_MS	1000
+
+struct krc_lmr_call {
+	struct list_head node;		/* krc_lmr.calls, until answered */
+	refcount_t ref;			/* the list's, the waiter's */
+	struct krc_peer *peer;		/* the owner (a reference) */
+	struct krc_ctrl_msg msg;	/* what is sent */
+	unsigned long next_send;	/* jiffies */
+	unsigned long deadline;		/* jiffies */
+	unsigned int rto_ms;
+	bool answered;
+	struct krc_ctrl_msg rep;	/* the answer */
+	struct completion done;		/* answered or timed out */
+};
+
+struct krc_lmr_handle {
+	u8 gid[16];
+	u64 owner_inc;
+	u32 region;
+};
+
+static struct {
+	struct mutex lock;
+	struct list_head calls;
+	u64 next_req;
+	bool running;
+	struct delayed_work resend_work;
+} krc_lmr = {
+	.lock = __MUTEX_INITIALIZER(krc_lmr.lock),
+	.calls = LIST_HEAD_INIT(krc_lmr.calls),
+};
+
+static void krc_lmr_call_put(struct krc_lmr_call *c)
+{
+	if (!refcount_dec_and_test(&c->ref))
+		return;
+	krc_peer_put(c->peer);
+	kfree(c);
+}
+
+static void krc_lmr_send(struct krc_lmr_call *c)
+{
+	c->msg.card = krc_node.card;
+	if (krc_peer_send(c->peer, &c->msg))
+		pr_warn_ratelimited("krcore: remote memory request not sent\n");
+}
+
+/*
+ * A new call to @peer (a reference is taken) of @msg, on the list and
+ * sent once; @waited: the caller keeps a reference and waits on ->done.
+ * NULL when the node stops or memory is short.
+ */
+static struct krc_lmr_call *krc_lmr_call(struct krc_peer *peer,
+					 const struct krc_ctrl_msg *msg,
+					 unsigned int timeout_ms, bool waited)
+{
+	struct krc_lmr_call *c = kzalloc(sizeof(*c), GFP_KERNEL);
+
+	if (!c)
+		return NULL;
+	kref_get(&peer->ref);
+	c->peer = peer;
+	c->msg = *msg;
+	c->rto_ms = KRC_LMR_RTO_MS;
+	c->next_send = jiffies + msecs_to_jiffies(c->rto_ms);
+	c->deadline = jiffies + msecs_to_jiffies(timeout_ms);
+	init_completion(&c->done);
+	refcount_set(&c->ref, waited ? 2 : 1);
+	mutex_lock(&krc_lmr.lock);
+	if (!krc_lmr.running) {
+		mutex_unlock(&krc_lmr.lock);
+		refcount_set(&c->ref, 1);
+		krc_lmr_call_put(c);
+		return NULL;
+	}
+	c->msg.req_id = ++krc_lmr.next_req;
+	list_add_tail(&c->node, &krc_lmr.calls);
+	mutex_unlock(&krc_lmr.lock);
+	krc_lmr_send(c);
+	mod_delayed_work(krc_wq, &krc_lmr.resend_work,
+			 msecs_to_jiffies(KRC_LMR_RTO_MS));
+	return c;
+}
+
+/* Free region @region of the owner @peer (incarnation @inc), unwaited. */
+static void krc_lmr_free_async(struct krc_peer *peer, u64 inc, u32 region)
+{
+	struct krc_ctrl_msg msg = {
+		.type = KRC_MSG_MEM_FREE,
+		.dst_incarnation = inc,
+		.region = region,
+	};
+
+	if (!krc_lmr_call(peer, &msg, krc_param_lmr_timeout_ms, false))
+		krc_event(KRC_EV_LMR_FREE_LOST);
+}
+
+/* Send again what is due, give up on what is late. */
+static void krc_lmr_resend_work(struct work_struct *work)
+{
+	struct krc_lmr_call *c, *tmp;
+	unsigned long now = jiffies, next = now + HZ;
+	LIST_HEAD(late);
+	LIST_HEAD(due);
+
+	mutex_lock(&krc_lmr.lock);
+	list_for_each_entry_safe(c, tmp, &krc_lmr.calls, node) {
+		if (time_after_eq(now, c->deadline)) {
+			list_move_tail(&c->node, &late);
+			continue;
+		}
+		if (time_before(now, c->next_send)) {
+			if (time_before(c->next_send, next))
+				next = c->next_send;
+			continue;
+		}
+		c->rto_ms = min(c->rto_ms * 2, KRC_LMR_RTO_MAX_MS);
+		c->next_send = now + msecs_to_jiffies(c->rto_ms);
+		if (time_before(c->next_send, next))
+			next = c->next_send;
+		krc_event(KRC_EV_LMR_RETRANSMITS);
+		krc_lmr_send(c);
+	}
+	if (!list_empty(&krc_lmr.calls) && krc_lmr.running)
+		mod_delayed_work(krc_wq, &krc_lmr.resend_work,
+				 max_t(long, next - jiffies, 1));
+	mutex_unlock(&krc_lmr.lock);
+	list_for_each_entry_safe(c, tmp, &late, node) {
+		list_del_init(&c->node);
+		if (c->msg.type == KRC_MSG_MEM_FREE)
+			krc_event(KRC_EV_LMR_FREE_LOST);
+		complete(&c->done);
+		krc_lmr_call_put(c);
+	}
+}
+
+/*
+ * An answer of the owner @peer. An ALLOC's call is always waited for, and
+ * leaves the list when its caller stops waiting: an ALLOC answer that
+ * finds no call is an orphan, and its region is freed.
+ */
+static void krc_lmr_on_reply(struct krc_peer *peer,
+			     const struct krc_ctrl_msg *m)
+{
+	u8 want = m->type == KRC_MSG_MEM_ALLOC_REP ? KRC_MSG_MEM_ALLOC :
+		  KRC_MSG_MEM_FREE;
+	struct krc_lmr_call *c, *found = NULL;
+
+	mutex_lock(&krc_lmr.lock);
+	list_for_each_entry(c, &krc_lmr.calls, node) {
+		if (c->msg.req_id == m->req_id && c->msg.type == want &&
+		    c->peer == peer) {
+			found = c;
+			list_del_init(&c->node);
+			found->rep = *m;
+			found->answered = true;
+			break;
+		}
+	}
+	mutex_unlock(&krc_lmr.lock);
+	if (found) {
+		complete(&found->done);
+		krc_lmr_call_put(found);	/* the list's */
+	} else if (want == KRC_MSG_MEM_ALLOC && !m->status) {
+		krc_event(KRC_EV_LMR_ORPHANS);
+		krc_lmr_free_async(peer, m->card.incarnation, m->region);
+	}
+}
+
+/* Every MEM_* message (the conn layer's mem_msg). */
+void krc_lmr_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg)
+{
+	switch (msg->type) {
+	case KRC_MSG_MEM_ALLOC:
+	case KRC_MSG_MEM_FREE:
+		krc_lmrh_msg(peer, msg);
+		break;
+	default:
+		krc_lmr_on_reply(peer, msg);
+		break;
+	}
+}
+
+/*
+ * Wait for @c's answer up to its deadline: 0 (c->rep holds it),
+ * -ETIMEDOUT or -EINTR. The call is off the list on return either way,
+ * and an answer that arrives later finds no waiter.
+ */
+static int krc_lmr_wait(struct krc_lmr_call *c)
+{
+	long left = (long)(c->deadline - jiffies);
+	bool answered;
+
+	if (left > 0 &&
+	    wait_for_completion_interruptible_timeout(&c->done, left) < 0)
+		left = -1;
+	mutex_lock(&krc_lmr.lock);
+	answered = c->answered;
+	if (!list_empty(&c->node)) {
+		list_del_init(&c->node);
+		krc_lmr_call_put(c);	/* the list's */
+	}
+	mutex_unlock(&krc_lmr.lock);
+	if (answered)
+		return 0;
+	return left < 0 ? -EINTR : -ETIMEDOUT;
+}
+
+/* The owner @gid's peer with a card, under the gate; ERR_PTR on error. */
+static struct krc_peer *krc_lmr_owner(const u8 gid[16])
+{
+	struct krc_peer *peer = krc_peer_get(gid, true);
+	u32 reads = 0;
+	int ret = 0;
+
+	if (IS_ERR(peer))
+		return peer;
+	if (peer->local)
+		ret = -EOPNOTSUPP;
+	else if (!READ_ONCE(peer->card_valid) &&
+		 krc_peer_refresh(peer, &reads))
+		ret = -EHOSTUNREACH;
+	if (ret) {
+		krc_peer_put(peer);
+		return ERR_PTR(ret);
+	}
+	return peer;
+}
+
+static int krc_lmr_keep(struct krc_proc *proc, struct krc_peer *peer,
+			const struct krc_ctrl_msg *rep, u32 *handle)
+{
+	struct krc_lmr_handle *h = kzalloc(sizeof(*h), GFP_KERNEL);
+	int ret;
+
+	if (!h)
+		return -ENOMEM;
+	memcpy(h->gid, peer->gid, 16);
+	h->owner_inc = rep->card.incarnation;
+	h->region = rep->region;
+	ret = xa_alloc(&proc->lmrs, handle, h,
+		       XA_LIMIT(1, max(krc_param_lmr_max_per_proc, 1U)),
+		       GFP_KERNEL);
+	if (ret) {
+		kfree(h);
+		return ret == -EBUSY ? -EMFILE : ret;
+	}
+	krc_obj_created(KRC_OBJ_LMR_HANDLE);
+	return 0;
+}
+
+long krc_ioc_lmr_alloc(struct krc_vqueue *vq, void __user *uarg)
+{
+	struct krc_ctrl_msg msg = { .type = KRC_MSG_MEM_ALLOC };
+	struct krcore_lmr_alloc a;
+	struct krc_lmr_call *c;
+	struct krc_peer *peer;
+	unsigned int timeout;
+	u32 handle = 0;
+	int ret;
+
+	if (!vq->proc || current->mm != vq->mm)
+		return -EACCES;
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (!a.length || a.length > KRCORE_LMR_MAX_LEN || a.reserved ||
+	    !a.access || (a.access & ~(u32)KRC_LMR_RIGHTS))
+		return -EINVAL;
+	if (krc_lmr_count(vq->proc) >= krc_param_lmr_max_per_proc)
+		return -EMFILE;
+	timeout = a.timeout_ms ? a.timeout_ms : krc_param_lmr_timeout_ms;
+	ret = krc_vq_enter(vq);
+	if (ret)
+		return ret;
+	peer = krc_lmr_owner(a.gid);
+	if (IS_ERR(peer)) {
+		krc_node_leave();
+		return PTR_ERR(peer);
+	}
+	msg.length = a.length;
+	msg.access = a.access;
+	spin_lock(&peer->lock);
+	msg.dst_incarnation = peer->card.incarnation;
+	spin_unlock(&peer->lock);
+	c = krc_lmr_call(peer, &msg, timeout, true);
+	krc_peer_put(peer);
+	krc_node_leave();
+	if (!c)
+		return -ENODEV;
+	/* The wait is outside the gate: a teardown does not wait for it. */
+	ret = krc_lmr_wait(c);
+	if (!ret && c->rep.status)
+		ret = -c->rep.status;
+	if (ret) {
+		krc_lmr_call_put(c);
+		return ret;
+	}
+	ret = krc_lmr_keep(vq->proc, c->peer, &c->rep, &handle);
+	a.addr = c->rep.addr;
+	a.rkey = c->rep.rkey;
+	a.region = c->rep.region;
+	a.incarnation = c->rep.card.incarnation;
+	a.handle = handle;
+	if (!ret && copy_to_user(uarg, &a, sizeof(a)))
+		ret = -EFAULT;
+	if (ret) {
+		if (handle) {
+			kfree(xa_erase(&vq->proc->lmrs, handle));
+			krc_obj_destroyed(KRC_OBJ_LMR_HANDLE);
+		}
+		krc_lmr_free_async(c->peer, c->rep.card.incarnation,
+				   c->rep.region);
+	}
+	krc_lmr_call_put(c);
+	return ret;
+}
+
+long krc_ioc_lmr_free(struct krc_vqueue *vq, void __user *uarg)
+{
+	struct krc_ctrl_msg msg = { .type = KRC_MSG_MEM_FREE };
+	struct krcore_lmr_free f;
+	struct krc_lmr_handle *h;
+	struct krc_lmr_call *c;
+	struct krc_peer *peer;
+	int ret;
+
+	if (!vq->proc || current->mm != vq->mm)
+		return -EACCES;
+	if (copy_from_user(&f, uarg, sizeof(f)))
+		return -EFAULT;
+	if (f.reserved)
+		return -EINVAL;
+	h = f.handle ? xa_erase(&vq->proc->lmrs, f.handle) : NULL;
+	if (!h)
+		return -ENOENT;
+	krc_obj_destroyed(KRC_OBJ_LMR_HANDLE);
+	msg.dst_incarnation = h->owner_inc;
+	msg.region = h->region;
+	ret = krc_vq_enter(vq);
+	if (ret) {
+		kfree(h);
+		return ret;	/* the node stopped: its regions went */
+	}
+	peer = krc_peer_get(h->gid, false);
+	kfree(h);
+	c = peer && !IS_ERR(peer) ?
+	    krc_lmr_call(peer, &msg, krc_param_lmr_timeout_ms, true) : NULL;
+	if (peer && !IS_ERR(peer))
+		krc_peer_put(peer);
+	krc_node_leave();
+	if (!c)
+		return -ETIMEDOUT;
+	ret = krc_lmr_wait(c);
+	if (ret == -EINTR)	/* it goes on, unwaited */
+		krc_lmr_free_async(c->peer, msg.dst_incarnation, msg.region);
+	/* ENOENT: freed by an earlier copy of this call, or the owner reloaded */
+	if (!ret && c->rep.status && c->rep.status != ENOENT)
+		ret = -c->rep.status;
+	krc_lmr_call_put(c);
+	return ret;
+}
+
+u32 krc_lmr_count(struct krc_proc *proc)
+{
+	struct krc_lmr_handle *h;
+	unsigned long i;
+	u32 n = 0;
+
+	xa_for_each(&proc->lmrs, i, h)
+		n++;
+	return n;
+}
+
+/* The process's last VQ closed: free every region it still holds. */
+void krc_lmr_proc_release(struct krc_proc *proc)
+{
+	struct krc_lmr_handle *h;
+	struct krc_peer *peer;
+	unsigned long i;
+
+	xa_for_each(&proc->lmrs, i, h) {
+		xa_erase(&proc->lmrs, i);
+		krc_obj_destroyed(KRC_OBJ_LMR_HANDLE);
+		peer = krc_peer_get(h->gid, false);
+		if (peer && !IS_ERR(peer)) {
+			krc_lmr_free_async(peer, h->owner_inc, h->region);
+			krc_peer_put(peer);
+		}
+		kfree(h);
+	}
+}
+
+void krc_lmr_start(void)
+{
+	INIT_DELAYED_WORK(&krc_lmr.resend_work, krc_lmr_resend_work);
+	mutex_lock(&krc_lmr.lock);
+	krc_lmr.running = true;
+	mutex_unlock(&krc_lmr.lock);
+	krc_lmrh_start();
+}
+
+/* The node stops: every call ends (waiters get ETIMEDOUT or an answer). */
+void krc_lmr_stop(void)
+{
+	struct krc_lmr_call *c, *tmp;
+	LIST_HEAD(calls);
+
+	mutex_lock(&krc_lmr.lock);
+	krc_lmr.running = false;
+	list_splice_init(&krc_lmr.calls, &calls);
+	mutex_unlock(&krc_lmr.lock);
+	cancel_delayed_work_sync(&krc_lmr.resend_work);
+	list_for_each_entry_safe(c, tmp, &calls, node) {
+		list_del_init(&c->node);
+		complete(&c->done);
+		krc_lmr_call_put(c);
+	}
+	krc_lmrh_stop();
+}

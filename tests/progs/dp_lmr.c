@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * dp_lmr - remote memory regions (KRCORE_IOC_LMR_ALLOC, _FREE): memory a
+ * process allocates on another node, used with its VQ's own requests.
+ *
+ *   dp_lmr ADDR rw       a region with every right: zero at first; WRITE,
+ *                        READ back (1 B .. 1 MiB, unaligned), FAA and CAS;
+ *                        freed: its rkey is refused, a second free ENOENT
+ *   dp_lmr ADDR big MIB  a region of MIB MiB: its first and last bytes
+ *   dp_lmr ADDR rights   a READ-only region: a WRITE and an atomic with its
+ *                        rkey fail at the owner's RNIC and change nothing
+ *   dp_lmr ADDR pool MIB the owner's pool is MIB MiB: MIB/2 fits, MIB does
+ *                        not (ENOSPC), and fits again once freed
+ *   dp_lmr ADDR hold N   allocate N regions of 1 MiB, print "held", sleep
+ *   dp_lmr ADDR args     bad arguments: exact errors
+ *
+ * Each line it prints says what was checked and held; a failed check
+ * prints FAIL and the exit status is 1.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "dp/helpers.h"
+
+#define TAG	"dp_lmr"
+
+static struct krc_vq *vq;
+static uint8_t owner[16];
+static uint64_t next_id = 1;
+
+/* KRCORE_IOC_LMR_ALLOC: 0 or -errno. */
+static int lmr_alloc(uint64_t len, uint32_t access, struct krcore_lmr_alloc *a)
+{
+	memset(a, 0, sizeof(*a));
+	memcpy(a->gid, owner, 16);
+	a->length = len;
+	a->access = access;
+	return ioctl(krc_vq_fd(vq), KRCORE_IOC_LMR_ALLOC, a) < 0 ? -errno : 0;
+}
+
+static int lmr_free(uint32_t handle)
+{
+	struct krcore_lmr_free f = { .handle = handle };
+
+	return ioctl(krc_vq_fd(vq), KRCORE_IOC_LMR_FREE, &f) < 0 ? -errno : 0;
+}
+
+static int op(uint8_t opcode, void *local, uint32_t lkey, uint32_t len,
+	      uint64_t raddr, uint32_t rkey, uint64_t add, uint64_t swap)
+{
+	struct krcore_cqe cqe;
+	struct krcore_wr wr;
+
+	fill(&wr, opcode, local, lkey, len, raddr, rkey, next_id++);
+	wr.compare_add = add;
+	wr.swap = swap;
+	return dp_one(vq, &wr, &cqe) ? (int)cqe.status : 0;
+}
+
+static struct krcore_lmr_alloc must_alloc(uint64_t len, uint32_t access)
+{
+	struct krcore_lmr_alloc a;
+	int ret = lmr_alloc(len, access, &a);
+
+	if (ret)
+		tp_die("alloc of %llu bytes: %s", (unsigned long long)len,
+		       strerror(-ret));
+	if (!a.handle || !a.rkey || !a.region || !a.incarnation ||
+	    a.length != len || a.reserved)
+		FAIL("alloc: handle %u rkey %x region %u incarnation %llx",
+		     a.handle, a.rkey, a.region,
+		     (unsigned long long)a.incarnation);
+	return a;
+}
+
+static int do_rw(void)
+{
+	static const uint32_t sizes[] = { 1, 8, 4095, 65536, 1 << 20 };
+	const uint32_t all = KRCORE_ACCESS_REMOTE_READ |
+			     KRCORE_ACCESS_REMOTE_WRITE |
+			     KRCORE_ACCESS_REMOTE_ATOMIC;
+	struct krcore_lmr_alloc a = must_alloc(2 * MIB + 7, all);
+	struct krc_mr ms, md, mw;
+	uint8_t *src = dp_reg(vq, MIB_MR, &ms), *dst = dp_reg(vq, MIB_MR, &md);
+	uint64_t *word = dp_reg(vq, 4096, &mw);
+	uint32_t i, s, st;
+
+	if (!src || !dst || !word)
+		return 1;
+	/* Zeroed by the owner: nothing of another's use shows through. */
+	memset(dst, 0xee, MIB);
+	st = op(KRCORE_WR_READ, dst, md.lkey, MIB, a.addr + MIB + 7, a.rkey, 0, 0);
+	for (i = 0; i < MIB && dst[i] == 0; i++)
+		;
+	if (st || i != MIB)
+		FAIL("fresh region: status %u, byte %u not zero", st, i);
+	for (s = 0; s < ARRAY_SIZE(sizes); s++) {
+		uint32_t len = sizes[s];
+		uint64_t at = a.addr + 3 * s + (s & 1);
+
+		for (i = 0; i < len; i++)
+			src[i] = (uint8_t)(i * 7 + s + 1);
+		st = op(KRCORE_WR_WRITE, src, ms.lkey, len, at, a.rkey, 0, 0);
+		if (st)
+			FAIL("WRITE %u: %s", len, krc_wc_status_str(st));
+		memset(dst, 0, len);
+		st = op(KRCORE_WR_READ, dst, md.lkey, len, at, a.rkey, 0, 0);
+		if (st || memcmp(src, dst, len))
+			FAIL("READ back %u: status %u or data differs", len, st);
+	}
+	printf(TAG ": rw: WRITE and READ back of 1 B .. 1 MiB ok\n");
+	word[1] = 1000;
+	st = op(KRCORE_WR_WRITE, &word[1], mw.lkey, 8, a.addr + 2 * MIB - 8, a.rkey, 0, 0);
+	st |= op(KRCORE_WR_ATOMIC_FAA, &word[0], mw.lkey, 8, a.addr + 2 * MIB - 8, a.rkey, 5, 0);
+	if (st || word[0] != 1000)
+		FAIL("FAA returned %llu (status %u)", (unsigned long long)word[0], st);
+	st = op(KRCORE_WR_ATOMIC_CAS, &word[0], mw.lkey, 8, a.addr + 2 * MIB - 8, a.rkey, 1005, 42);
+	st |= op(KRCORE_WR_READ, &word[2], mw.lkey, 8, a.addr + 2 * MIB - 8, a.rkey, 0, 0);
+	if (st || word[0] != 1005 || word[2] != 42)
+		FAIL("CAS returned %llu, word %llu (status %u)",
+		     (unsigned long long)word[0], (unsigned long long)word[2], st);
+	printf(TAG ": rw: FAA and CAS ok\n");
+	/* Past its end: the owner's RNIC refuses. */
+	st = op(KRCORE_WR_READ, dst, md.lkey, 16, a.addr + 2 * MIB + 7 - 8, a.rkey, 0, 0);
+	if (st != KRCORE_WC_REM_ACCESS_ERR)
+		FAIL("READ across the end: status %u, expected a remote access error", st);
+	st = op(KRCORE_WR_READ, dst, md.lkey, 8, a.addr, a.rkey, 0, 0);
+	if (st)
+		FAIL("READ after the refused one: %s", krc_wc_status_str(st));
+	if (lmr_free(a.handle))
+		FAIL("free: %s", strerror(errno));
+	st = op(KRCORE_WR_READ, dst, md.lkey, 8, a.addr, a.rkey, 0, 0);
+	if (st != KRCORE_WC_REM_ACCESS_ERR)
+		FAIL("READ after free: status %u, expected a remote access error", st);
+	if (lmr_free(a.handle) != -ENOENT)
+		FAIL("second free: not ENOENT");
+	printf(TAG ": rw: freed: its rkey is refused, a second free ENOENT\n");
+	return dp_status();
+}
+
+static int do_big(uint64_t mib)
+{
+	struct krcore_lmr_alloc a = must_alloc(mib * MIB,
+					       KRCORE_ACCESS_REMOTE_READ |
+					       KRCORE_ACCESS_REMOTE_WRITE);
+	struct krc_mr m;
+	uint8_t *buf = dp_reg(vq, 4096, &m);
+	uint64_t ends[] = { 0, mib * MIB / 2 + 1, mib * MIB - 16 };
+	uint32_t i, st;
+
+	if (!buf)
+		return 1;
+	for (i = 0; i < ARRAY_SIZE(ends); i++) {
+		memset(buf, 0xa0 + i, 16);
+		st = op(KRCORE_WR_WRITE, buf, m.lkey, 16, a.addr + ends[i], a.rkey, 0, 0);
+		memset(buf + 64, 0, 16);
+		st |= op(KRCORE_WR_READ, buf + 64, m.lkey, 16, a.addr + ends[i], a.rkey, 0, 0);
+		if (st || memcmp(buf, buf + 64, 16))
+			FAIL("big: 16 B at %llu: status %u or data differs",
+			     (unsigned long long)ends[i], st);
+	}
+	if (lmr_free(a.handle))
+		FAIL("big: free: %s", strerror(errno));
+	printf(TAG ": big: %llu MiB region written and read at both ends\n",
+	       (unsigned long long)mib);
+	return dp_status();
+}
+
+static int do_rights(void)
+{
+	struct krcore_lmr_alloc a = must_alloc(4096, KRCORE_ACCESS_REMOTE_READ);
+	struct krc_mr m;
+	uint64_t *w = dp_reg(vq, 4096, &m);
+	uint32_t st;
+
+	if (!w)
+		return 1;
+	w[0] = 0x1122334455667788ULL;
+	st = op(KRCORE_WR_WRITE, w, m.lkey, 8, a.addr + 64, a.rkey, 0, 0);
+	if (st != KRCORE_WC_REM_ACCESS_ERR)
+		FAIL("WRITE with a READ-only key: status %u, expected a remote access error", st);
+	st = op(KRCORE_WR_ATOMIC_FAA, &w[1], m.lkey, 8, a.addr + 64, a.rkey, 1, 0);
+	if (st != KRCORE_WC_REM_ACCESS_ERR)
+		FAIL("FAA with a READ-only key: status %u, expected a remote access error", st);
+	w[2] = 99;
+	st = op(KRCORE_WR_READ, &w[2], m.lkey, 8, a.addr + 64, a.rkey, 0, 0);
+	if (st || w[2] != 0)
+		FAIL("READ after the refused WRITE: status %u, word %llu (expected 0)",
+		     st, (unsigned long long)w[2]);
+	if (lmr_free(a.handle))
+		FAIL("rights: free: %s", strerror(errno));
+	printf(TAG ": rights: WRITE and FAA refused with a READ-only key, memory unchanged\n");
+	return dp_status();
+}
+
+static int do_pool(uint64_t mib)
+{
+	struct krcore_lmr_alloc a, b;
+	int ret;
+
+	a = must_alloc(mib * MIB / 2, KRCORE_ACCESS_REMOTE_READ);
+	ret = lmr_alloc(mib * MIB, KRCORE_ACCESS_REMOTE_READ, &b);
+	if (ret != -ENOSPC)
+		FAIL("pool: %llu MiB more: %d, expected ENOSPC", (unsigned long long)mib, ret);
+	ret = lmr_alloc(mib * MIB / 2, KRCORE_ACCESS_REMOTE_READ, &b);
+	if (ret)
+		FAIL("pool: the other half: %s", strerror(-ret));
+	if (lmr_free(a.handle) || lmr_free(b.handle))
+		FAIL("pool: free: %s", strerror(errno));
+	a = must_alloc(mib * MIB, KRCORE_ACCESS_REMOTE_READ);
+	if (lmr_free(a.handle))
+		FAIL("pool: free: %s", strerror(errno));
+	printf(TAG ": pool: ENOSPC past %llu MiB, room again once freed\n",
+	       (unsigned long long)mib);
+	return dp_status();
+}
+
+static int do_hold(unsigned int n)
+{
+	struct krcore_lmr_alloc a;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		a = must_alloc(MIB, KRCORE_ACCESS_REMOTE_READ);
+	printf(TAG ": held %u (last handle %u)\n", n, a.handle);
+	fflush(stdout);
+	for (;;)
+		pause();
+	return 0;
+}
+
+static void expect(int got, int want, const char *what)
+{
+	if (got != want)
+		FAIL("%s: %s, expected %s", what, got ? strerror(-got) : "0",
+		     strerror(-want));
+}
+
+static int do_args(const char *self)
+{
+	struct krcore_lmr_alloc a;
+	struct krcore_lmr_free f = { .handle = 1, .reserved = 1 };
+	uint8_t keep[16];
+
+	expect(lmr_alloc(0, KRCORE_ACCESS_REMOTE_READ, &a), -EINVAL, "length 0");
+	expect(lmr_alloc(KRCORE_LMR_MAX_LEN + 1, KRCORE_ACCESS_REMOTE_READ, &a),
+	       -EINVAL, "length past the maximum");
+	expect(lmr_alloc(4096, 0, &a), -EINVAL, "no rights");
+	expect(lmr_alloc(4096, KRCORE_ACCESS_LOCAL_WRITE, &a), -EINVAL, "LOCAL_WRITE");
+	expect(lmr_alloc(4096, 1u << 7, &a), -EINVAL, "unknown bits");
+	memset(&a, 0, sizeof(a));
+	memcpy(a.gid, owner, 16);
+	a.length = 4096;
+	a.access = KRCORE_ACCESS_REMOTE_READ;
+	a.reserved = 1;
+	expect(ioctl(krc_vq_fd(vq), KRCORE_IOC_LMR_ALLOC, &a) < 0 ? -errno : 0,
+	       -EINVAL, "reserved");
+	expect(lmr_alloc(1ULL << 41, KRCORE_ACCESS_REMOTE_READ, &a), -EINVAL,
+	       "2 TiB");
+	expect(lmr_alloc(1ULL << 39, KRCORE_ACCESS_REMOTE_READ, &a), -ENOSPC,
+	       "512 GiB (past the pool)");
+	memcpy(keep, owner, 16);
+	if (krc_gid_parse(self, owner))
+		tp_die("bad address %s", self);
+	expect(lmr_alloc(4096, KRCORE_ACCESS_REMOTE_READ, &a), -EOPNOTSUPP,
+	       "this node");
+	krc_gid_parse("10.99.99.99", owner);
+	expect(lmr_alloc(4096, KRCORE_ACCESS_REMOTE_READ, &a), -EHOSTUNREACH,
+	       "a node nobody knows");
+	memcpy(owner, keep, 16);
+	expect(lmr_free(0), -ENOENT, "free of handle 0");
+	expect(lmr_free(12345), -ENOENT, "free of a handle never given");
+	expect(ioctl(krc_vq_fd(vq), KRCORE_IOC_LMR_FREE, &f) < 0 ? -errno : 0,
+	       -EINVAL, "free with reserved");
+	printf(TAG ": args: every bad argument refused with its error\n");
+	return dp_status();
+}
+
+int main(int argc, char **argv)
+{
+	const char *usage = "dp_lmr ADDR rw|big MIB|rights|pool MIB|hold N|args SELF";
+	struct krcore_qconnect qc;
+
+	if (argc < 3)
+		return dp_usage(usage);
+	if (krc_gid_parse(argv[1], owner))
+		tp_die("bad address %s", argv[1]);
+	if (krc_vq_open(&vq) < 0 ||
+	    krc_qconnect_gid(vq, owner, 0, KRCORE_QCONNECT_F_RC, &qc) < 0)
+		tp_die("connect %s: %s", argv[1], krc_errmsg());
+	if (!strcmp(argv[2], "rw"))
+		return do_rw();
+	if (!strcmp(argv[2], "rights"))
+		return do_rights();
+	if (argc == 4 && !strcmp(argv[2], "big"))
+		return do_big(strtoull(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[2], "pool"))
+		return do_pool(strtoull(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[2], "hold"))
+		return do_hold((unsigned int)strtoul(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[2], "args"))
+		return do_args(argv[3]);
+	return dp_usage(usage);
+}
