@@ -120,7 +120,8 @@ bool krc_msg_is_flow(unsigned int type)
 
 bool krc_msg_is_mem(unsigned int type)
 {
-	return type >= KRC_MSG_MEM_ALLOC && type <= KRC_MSG_MEM_FREE_REP;
+	return (type >= KRC_MSG_MEM_ALLOC && type <= KRC_MSG_MEM_FREE_REP) ||
+	       type == KRC_MSG_MEM_SET || type == KRC_MSG_MEM_SET_REP;
 }
 
 static bool rights_ok(u32 access)
@@ -151,7 +152,13 @@ static int mem_check(const struct krc_ctrl_msg *m)
 		return 0;
 	case KRC_MSG_MEM_FREE:
 		return m->region && bare && !m->status ? 0 : -EBADMSG;
-	default:	/* FREE_REP */
+	case KRC_MSG_MEM_SET:
+		if (!m->region || m->access > 0xff || m->rkey || !m->length ||
+		    m->length > KRC_LMR_MAX_LEN || m->addr > KRC_LMR_MAX_LEN ||
+		    m->status)
+			return -EBADMSG;
+		return 0;
+	default:	/* FREE_REP, SET_REP */
 		return m->region && bare && m->status <= KRC_STATUS_MAX ?
 		       0 : -EBADMSG;
 	}
@@ -213,6 +220,8 @@ static int msg_check(const struct krc_ctrl_msg *m)
 	case KRC_MSG_MEM_ALLOC_REP:
 	case KRC_MSG_MEM_FREE:
 	case KRC_MSG_MEM_FREE_REP:
+	case KRC_MSG_MEM_SET:
+	case KRC_MSG_MEM_SET_REP:
 		return mem_check(m);
 	case KRC_MSG_GOODBYE:
 	case KRC_MSG_META_REGISTER:
@@ -389,6 +398,10 @@ const char *krc_msg_type_name(unsigned int type)
 		return "mem_free";
 	case KRC_MSG_MEM_FREE_REP:
 		return "mem_free_rep";
+	case KRC_MSG_MEM_SET:
+		return "mem_set";
+	case KRC_MSG_MEM_SET_REP:
+		return "mem_set_rep";
 	case KRC_MSG_META_REGISTER:
 		return "meta_register";
 	case KRC_MSG_META_DEREGISTER:

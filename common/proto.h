@@ -40,7 +40,9 @@
  * else; MEM_ALLOC_REP the request's req_id and either status 0 with the
  * region, its rights, length, address and rkey, or a status and nothing;
  * MEM_FREE a region and nothing else; MEM_FREE_REP the region and a
- * status.
+ * status. MEM_SET carries a region, an offset (addr), a length (1 ..
+ * KRC_LMR_MAX_LEN) and the byte value (access, 0 .. 255); MEM_SET_REP the
+ * region and a status.
  *
  * The MetaServer's rdma_cm connection carries two private data blobs:
  * the member's hello (struct krc_meta_hello) in the connect request and
@@ -87,11 +89,14 @@ enum krc_msg_type {
 	KRC_MSG_MEM_ALLOC_REP	= 12,	/* owner -> holder: region, or status */
 	KRC_MSG_MEM_FREE	= 13,	/* holder -> owner: region */
 	KRC_MSG_MEM_FREE_REP	= 14,	/* owner -> holder: region, status */
+	/* remote memory, continued (numbers 16 .. 18 are the MetaServer's) */
+	KRC_MSG_MEM_SET		= 19,	/* holder -> owner: region, offset, length, value */
+	KRC_MSG_MEM_SET_REP	= 20,	/* owner -> holder: region, status */
 	/* registration, member <-> MetaServer over RC SEND/RECV */
 	KRC_MSG_META_REGISTER	= 16,	/* card: publish it */
 	KRC_MSG_META_DEREGISTER	= 17,	/* card: remove it (same incarnation only) */
 	KRC_MSG_META_REPLY	= 18,	/* status, slot */
-	KRC_MSG_TYPE_MAX	= 18,
+	KRC_MSG_TYPE_MAX	= 20,
 };
 
 /* status of NAKs and replies: 0 or a positive errno value. */

@@ -126,6 +126,44 @@ int krc_reg_mr(struct krc_vq *vq, void *addr, size_t length,
 int krc_dereg_mr(struct krc_vq *vq, const struct krc_mr *mr);
 
 /*
+ * Remote memory (ABI 10, KRCORE_1.5): memory on another node, allocated
+ * there by its kernel with no process of that node involved. The region
+ * belongs to this process: krc_lmr_free() frees it, and so does the close
+ * of this process's last VQ. @rights are KRCORE_ACCESS_REMOTE_READ,
+ * _WRITE and _ATOMIC; the owner's RNIC refuses anything else with the
+ * region's key (its requests then complete with a remote access error).
+ * krc_lmr_read/_write/_faa/_cas post one request on @vq (connected to
+ * the region's node) between a registered buffer (@lkey) and the region at
+ * @offset, and wait for it; krc_lmr_set() has the owner's CPU set bytes to
+ * @value, nothing but the request crossing the network. 0 or -errno:
+ * -ERANGE beyond the region, -EIO a request that failed (krc_errmsg()).
+ */
+struct krc_lmr {
+	uint8_t gid[16];	/* its node */
+	uint64_t addr;		/* remote address of byte 0 */
+	uint64_t length;
+	uint64_t incarnation;	/* its node's (a reload frees it) */
+	uint32_t rkey;
+	uint32_t handle;	/* this process's name for it */
+	uint32_t rights;
+	uint32_t region;	/* its node's name for it */
+};
+
+int krc_lmr_alloc(struct krc_vq *vq, const char *node, uint64_t length,
+		  unsigned int rights, struct krc_lmr *lmr);
+int krc_lmr_free(struct krc_vq *vq, const struct krc_lmr *lmr);
+int krc_lmr_read(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
+		 void *local, uint32_t lkey, size_t len);
+int krc_lmr_write(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
+		  const void *local, uint32_t lkey, size_t len);
+int krc_lmr_set(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
+		int value, uint64_t len);
+int krc_lmr_faa(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
+		uint64_t add, uint64_t *old, uint32_t lkey);
+int krc_lmr_cas(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
+		uint64_t compare, uint64_t swap, uint64_t *old, uint32_t lkey);
+
+/*
  * Post @n work requests (struct krcore_wr, see the UAPI) in one system
  * call. Returns how many were posted; if not all, krc_errmsg() says why the
  * next one was not and krc_qpush_result() has its errno and reason. Returns

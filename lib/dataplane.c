@@ -130,7 +130,7 @@ int krc_qpop_wait(struct krc_vq *vq, struct krcore_cqe *cqes, unsigned int max,
 	}
 }
 
-static int krc_sync(struct krc_vq *vq, struct krcore_wr *wr, int timeout_ms)
+int krcl_sync(struct krc_vq *vq, struct krcore_wr *wr, int timeout_ms)
 {
 	struct krcore_cqe cqe;
 	struct timespec t0, t;
@@ -169,8 +169,8 @@ static int krc_sync(struct krc_vq *vq, struct krcore_wr *wr, int timeout_ms)
 	return 0;
 }
 
-static void krc_fill_rw(struct krcore_wr *wr, uint8_t opcode, void *local,
-			uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey)
+void krcl_fill_rw(struct krcore_wr *wr, uint8_t opcode, void *local,
+		  uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey)
 {
 	memset(wr, 0, sizeof(*wr));
 	wr->opcode = opcode;
@@ -187,8 +187,8 @@ int krc_read_sync(struct krc_vq *vq, void *local, uint32_t lkey, size_t len,
 {
 	struct krcore_wr wr;
 
-	krc_fill_rw(&wr, KRCORE_WR_READ, local, lkey, len, raddr, rkey);
-	return krc_sync(vq, &wr, timeout_ms);
+	krcl_fill_rw(&wr, KRCORE_WR_READ, local, lkey, len, raddr, rkey);
+	return krcl_sync(vq, &wr, timeout_ms);
 }
 
 int krc_write_sync(struct krc_vq *vq, const void *local, uint32_t lkey,
@@ -196,8 +196,8 @@ int krc_write_sync(struct krc_vq *vq, const void *local, uint32_t lkey,
 {
 	struct krcore_wr wr;
 
-	krc_fill_rw(&wr, KRCORE_WR_WRITE, (void *)local, lkey, len, raddr, rkey);
-	return krc_sync(vq, &wr, timeout_ms);
+	krcl_fill_rw(&wr, KRCORE_WR_WRITE, (void *)local, lkey, len, raddr, rkey);
+	return krcl_sync(vq, &wr, timeout_ms);
 }
 
 const char *krc_wc_status_str(uint32_t status)

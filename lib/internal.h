@@ -42,5 +42,9 @@ int krcl_fail(int err, const char *fmt, ...)
 
 /* ioctl() that returns 0 or -errno. */
 int krcl_ioctl(const struct krc_vq *vq, unsigned long cmd, void *arg);
+/* dataplane.c: one request, signaled, and wait for it (0 or -errno). */
+int krcl_sync(struct krc_vq *vq, struct krcore_wr *wr, int timeout_ms);
+void krcl_fill_rw(struct krcore_wr *wr, uint8_t opcode, void *local,
+		  uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey);
 
 #endif /* KRC_LIB_INTERNAL_H */

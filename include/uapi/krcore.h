@@ -407,8 +407,19 @@ struct krcore_dereg_mr {
  * KRCORE_IOC_LMR_FREE frees the region @handle of the calling process and
  * waits (up to lmr_timeout_ms) until its owner confirms: 0 then, ETIMEDOUT
  * if it did not confirm in time (the handle is gone all the same and the
- * free is sent again in the background), ENOENT for a handle the process
- * does not hold, EINVAL for reserved not 0.
+ * free is sent again in the background for another lmr_timeout_ms; an
+ * owner that never hears it keeps the region until this node unloads or
+ * leaves the membership), ENOENT for a handle the process does not hold,
+ * EINVAL for reserved not 0.
+ *
+ * KRCORE_IOC_LMR_SET sets @length bytes of the region @handle, from
+ * @offset, to @value (any byte), at the owner: its CPU writes them and
+ * nothing but the request crosses the network. It waits for the owner's
+ * answer (up to @timeout_ms, 0: lmr_timeout_ms). Errors: EINVAL (@length
+ * 0, @value above 255, reserved not 0), ENOENT (a handle the process does
+ * not hold), EACCES (the region has no REMOTE_WRITE right), ERANGE (past
+ * its end), ESTALE (the owner reloaded: the region is gone), ETIMEDOUT,
+ * EINTR (the memset may still happen), EHOSTUNREACH, ENODEV.
  */
 #define KRCORE_LMR_MAX_LEN	(1ULL << 40)
 
@@ -427,6 +438,15 @@ struct krcore_lmr_alloc {
 
 struct krcore_lmr_free {
 	__u32 handle;		/* in */
+	__u32 reserved;		/* in: 0 */
+};
+
+struct krcore_lmr_set {
+	__u32 handle;		/* in */
+	__u32 value;		/* in: 0 .. 255 */
+	__u64 offset;		/* in */
+	__u64 length;		/* in */
+	__u32 timeout_ms;	/* in: 0 = lmr_timeout_ms */
 	__u32 reserved;		/* in: 0 */
 };
 
@@ -764,5 +784,7 @@ struct krcore_qwait {
 	_IOWR(KRCORE_IOC_MAGIC, 0x11, struct krcore_lmr_alloc)
 #define KRCORE_IOC_LMR_FREE \
 	_IOWR(KRCORE_IOC_MAGIC, 0x12, struct krcore_lmr_free)
+#define KRCORE_IOC_LMR_SET \
+	_IOWR(KRCORE_IOC_MAGIC, 0x13, struct krcore_lmr_set)
 
 #endif /* _UAPI_KRCORE_H */

@@ -94,6 +94,8 @@ struct krc_kmem {
 
 int krc_kmem_alloc(struct krc_kmem *km, u64 bytes, int access, u64 iova);
 void krc_kmem_free(struct krc_kmem *km);
+void krc_kmem_revoke(struct krc_kmem *km);
+void krc_kmem_set(struct krc_kmem *km, u64 off, u64 len, u8 value);
 u64 krc_kmem_charge(u64 bytes);
 void *krc_kmem_vmap(struct krc_kmem *km);
 

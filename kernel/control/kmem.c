@@ -19,14 +19,21 @@
 
 #define KRC_KMEM_MAX_ORDER	9	/* 2 MiB chunks */
 
+/* Deregister the MR: its key is useless from now on; the memory stays. */
+void krc_kmem_revoke(struct krc_kmem *km)
+{
+	if (km->mr) {
+		ib_dereg_mr(km->mr);
+		krc_obj_destroyed(KRC_OBJ_MR);
+		km->mr = NULL;
+	}
+}
+
 void krc_kmem_free(struct krc_kmem *km)
 {
 	u32 i;
 
-	if (km->mr) {
-		ib_dereg_mr(km->mr);
-		krc_obj_destroyed(KRC_OBJ_MR);
-	}
+	krc_kmem_revoke(km);
 	if (km->sg_mapped)
 		ib_dma_unmap_sg(km->ibdev, km->sgt.sgl, km->nchunks,
 				DMA_BIDIRECTIONAL);
@@ -131,6 +138,23 @@ int krc_kmem_alloc(struct krc_kmem *km, u64 bytes, int access, u64 iova)
 err:
 	krc_kmem_free(km);
 	return ret;
+}
+
+/* Set @len bytes from @off (inside the memory) to @value, by the CPU. */
+void krc_kmem_set(struct krc_kmem *km, u64 off, u64 len, u8 value)
+{
+	unsigned int shift = PAGE_SHIFT + km->order;
+	u64 chunk = 1ULL << shift;
+
+	while (len) {
+		u64 in = off & (chunk - 1);
+		u64 n = min(len, chunk - in);
+
+		memset(page_address(km->chunks[off >> shift]) + in, value, n);
+		off += n;
+		len -= n;
+		cond_resched();
+	}
 }
 
 /* The chunks mapped contiguously for the CPU (vunmap() it), or NULL. */

@@ -134,6 +134,10 @@ int krc_fault_meta_foreign_card;
 module_param_named(fault_meta_foreign_card, krc_fault_meta_foreign_card, int, 0644);
 MODULE_PARM_DESC(fault_meta_foreign_card, "Fault injection: register with the MetaServer a card of another address");
 
+int krc_fault_lmr_alloc_delay_ms;
+module_param_named(fault_lmr_alloc_delay_ms, krc_fault_lmr_alloc_delay_ms, int, 0644);
+MODULE_PARM_DESC(fault_lmr_alloc_delay_ms, "Fault injection: remote memory allocations on this node take this much longer (at most 10 s)");
+
 int krc_fault_meta_bad_mac;
 module_param_named(fault_meta_bad_mac, krc_fault_meta_bad_mac, int, 0644);
 MODULE_PARM_DESC(fault_meta_bad_mac, "Fault injection: the next N registrations with the MetaServer carry a wrong MAC");

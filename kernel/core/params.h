@@ -74,6 +74,7 @@ extern int krc_fault_hs_bad_incarnation;
 extern int krc_fault_ctrl_reset;
 extern int krc_fault_meta_foreign_card;
 extern int krc_fault_meta_bad_mac;
+extern int krc_fault_lmr_alloc_delay_ms;
 extern int krc_fault_leak_member;
 extern int krc_fault_recover_delay_ms;
 extern int krc_fault_close_delay_ms;

@@ -210,6 +210,8 @@ enum krc_event {
 	KRC_EV_LMR_FREES,	/* regions freed by their holder */
 	KRC_EV_LMR_RECLAIMED,	/* regions freed: their holder went away */
 	KRC_EV_LMR_FREE_STRAY,	/* FREEs of no region, or of another's */
+	KRC_EV_LMR_SETS,	/* memsets done for holders */
+	KRC_EV_LMR_SET_REFUSED,	/* memsets refused (range, rights, owner) */
 	/* the holder's side (lmr.c) */
 	KRC_EV_LMR_ORPHANS,	/* allocated after their caller gave up: freed */
 	KRC_EV_LMR_FREE_LOST,	/* FREEs never confirmed by the owner */

@@ -233,12 +233,17 @@ int krc_vq_enter(struct krc_vqueue *vq);
 /* lmr.c, lmr_host.c: remote memory regions held here, owned here */
 long krc_ioc_lmr_alloc(struct krc_vqueue *vq, void __user *uarg);
 long krc_ioc_lmr_free(struct krc_vqueue *vq, void __user *uarg);
+long krc_ioc_lmr_set(struct krc_vqueue *vq, void __user *uarg);
 u32 krc_lmr_count(struct krc_proc *proc);
 void krc_lmr_proc_release(struct krc_proc *proc);
 void krc_lmr_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg);
 void krc_lmr_start(void);
 void krc_lmr_stop(void);
 void krc_lmrh_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg);
+struct krc_lmr_region;
+struct krc_lmr_region *krc_lmrh_remote_get(u32 rkey, u64 addr, u64 len,
+					   u32 access);
+void krc_lmrh_put(struct krc_lmr_region *r);
 void krc_lmrh_peer_forget(struct krc_peer *peer, u64 incarnation);
 void krc_lmrh_start(void);
 void krc_lmrh_stop(void);

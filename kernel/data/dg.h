@@ -111,7 +111,8 @@ struct krc_dg_rent {
 	u32 mlen;
 	void *msg;			/* its data (kmalloc'ed, multi-segment) */
 	bool deliver;
-	struct krc_umr *mr;		/* held while executing */
+	struct krc_umr *mr;		/* held while executing, */
+	struct krc_lmr_region *lmr;	/* or the remote memory region */
 	bool last;			/* its request's last segment */
 };
 

@@ -111,7 +111,10 @@ static void krc_dg_exec_done(struct krc_kop *kop)
 			r->status = kop->status;
 		if (r->mr)
 			krc_mr_put_inflight(r->mr);
+		if (r->lmr)
+			krc_lmrh_put(r->lmr);
 		r->mr = NULL;
+		r->lmr = NULL;
 		ib_dma_sync_single_for_cpu(krc_dg_ibdev(), rx->buf_dma +
 					   (size_t)kop->idx * rx->slot,
 					   rx->slot, DMA_BIDIRECTIONAL);
@@ -212,6 +215,14 @@ void krc_dg_exit(void)
 	flush_delayed_work(&krc_dg_later_work);
 }
 
+static void krc_dg_exec_let_go(struct krc_umr *mr, struct krc_lmr_region *lmr)
+{
+	if (mr)
+		krc_mr_put_inflight(mr);
+	if (lmr)
+		krc_lmrh_put(lmr);
+}
+
 /*
  * Execute request @h (slot @i, payload already in the slot) on the
  * executor QP. Returns 0 (it completes in krc_dg_exec_done) or the
@@ -224,35 +235,43 @@ u32 krc_dg_exec(struct krc_dg_rx *rx, u32 i, const struct krc_dg_hdr *h)
 	union krc_ib_wr w = {};
 	struct krc_conn *exec;
 	struct krc_kop *kop;
+	struct krc_lmr_region *lmr = NULL;
+	u32 access = krc_dg_access(h->opcode);
 	struct krc_umr *mr;
 	struct ib_sge sge;
+	u64 start, len;
 	int ret;
 
 	/*
 	 * The whole request's range (the header names it, the decoder put
 	 * this segment inside it): a request is refused all of it or none,
-	 * as an RDMA responder refuses one at its first packet.
+	 * as an RDMA responder refuses one at its first packet. The key
+	 * names a process's registration or a remote memory region.
 	 */
 	if (h->opcode == KRCORE_WR_READ || h->opcode == KRCORE_WR_WRITE ||
-	    h->opcode == KRCORE_WR_WRITE_IMM)
-		mr = krc_mr_remote_get(h->rkey, h->swap, h->compare_add,
-				       krc_dg_access(h->opcode));
-	else
-		mr = krc_mr_remote_get(h->rkey, h->remote_addr, h->len,
-				       krc_dg_access(h->opcode));
-	if (!mr) {
+	    h->opcode == KRCORE_WR_WRITE_IMM) {
+		start = h->swap;
+		len = h->compare_add;
+	} else {
+		start = h->remote_addr;
+		len = h->len;
+	}
+	mr = krc_mr_remote_get(h->rkey, start, len, access);
+	if (!mr)
+		lmr = krc_lmrh_remote_get(h->rkey, start, len, access);
+	if (!mr && !lmr) {
 		krc_event(KRC_EV_DG_RKEY_REFUSED);
 		return KRCORE_WC_REM_ACCESS_ERR;
 	}
 	exec = krc_dg_exec_conn();
 	if (IS_ERR(exec)) {
-		krc_mr_put_inflight(mr);
+		krc_dg_exec_let_go(mr, lmr);
 		return KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN;
 	}
 	kop = krc_kop_alloc(krc_dg_ibdev(), 0, DMA_NONE);
 	if (!kop) {
 		krc_conn_put(exec);
-		krc_mr_put_inflight(mr);
+		krc_dg_exec_let_go(mr, lmr);
 		return KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN;
 	}
 	kop->done_fn = krc_dg_exec_done;
@@ -260,6 +279,7 @@ u32 krc_dg_exec(struct krc_dg_rx *rx, u32 i, const struct krc_dg_hdr *h)
 	kop->idx = i;
 	kop->seq = h->seq;
 	r->mr = mr;
+	r->lmr = lmr;
 	sge.addr = data_dma;
 	sge.length = h->len;
 	sge.lkey = krc_dg_lkey();
@@ -307,7 +327,8 @@ u32 krc_dg_exec(struct krc_dg_rx *rx, u32 i, const struct krc_dg_hdr *h)
 		atomic_dec(&rx->exec);
 		krc_peer_put(rx->peer);
 		r->mr = NULL;
-		krc_mr_put_inflight(mr);
+		r->lmr = NULL;
+		krc_dg_exec_let_go(mr, lmr);
 		return KRCORE_WC_NOT_EXECUTED_OR_UNKNOWN;
 	}
 	krc_event(KRC_EV_DG_EXECUTED);

@@ -8,9 +8,11 @@
  * owner's control QP and sent again (100 ms, doubling up to 1 s) until
  * its answer arrives or its deadline passes. The owner answers a
  * retransmitted ALLOC with the region it already made, so a call makes
- * at most one region; an answer that arrives when nobody waits for it
- * any more (the caller timed out or was interrupted) is an orphan, and
- * its region is freed at once.
+ * at most one region, and answers each copy: a copy of an answer already
+ * taken is recognised (the last KRC_LMR_ANSWERED ALLOCs answered) and
+ * dropped. An answer that arrives when nobody waits for it any more (the
+ * caller timed out or was interrupted) is an orphan, and its region is
+ * freed at once.
  *
  * A region belongs to the process (its struct krc_proc, like its
  * registrations): its handle is an index in proc->lmrs. When the
@@ -18,7 +20,7 @@
  * call nobody waits for. Data moves with the VQs' own READ, WRITE and
  * atomic requests: the owner's RNIC checks the rkey and its rights.
  *
- * Locks: krc_lmr.lock (the calls), process context only; a send under it
+ * Locks: krc_lmrc.lock (the calls), process context only; a send under it
  * takes no lock of this file. A process's handles are in its xarray.
  */
 #include <linux/slab.h>
@@ -27,9 +29,11 @@
 
 #define KRC_LMR_RTO_MS		100
 #define KRC_LMR_RTO_MAX_MS	1000
+/* ALLOCs answered lately: a copy of their answer is no orphan. */
+#define KRC_LMR_ANSWERED	64
 
 struct krc_lmr_call {
-	struct list_head node;		/* krc_lmr.calls, until answered */
+	struct list_head node;		/* krc_lmrc.calls, until answered */
 	refcount_t ref;			/* the list's, the waiter's */
 	struct krc_peer *peer;		/* the owner (a reference) */
 	struct krc_ctrl_msg msg;	/* what is sent */
@@ -45,17 +49,21 @@ struct krc_lmr_handle {
 	u8 gid[16];
 	u64 owner_inc;
 	u32 region;
+	u32 access;
+	u64 length;
 };
 
 static struct {
-	struct mutex lock;
+	struct mutex lock;		/* calls, next_req, running */
 	struct list_head calls;
 	u64 next_req;
+	u64 answered[KRC_LMR_ANSWERED];	/* req_ids */
+	u32 answered_next;
 	bool running;
 	struct delayed_work resend_work;
-} krc_lmr = {
-	.lock = __MUTEX_INITIALIZER(krc_lmr.lock),
-	.calls = LIST_HEAD_INIT(krc_lmr.calls),
+} krc_lmrc = {
+	.lock = __MUTEX_INITIALIZER(krc_lmrc.lock),
+	.calls = LIST_HEAD_INIT(krc_lmrc.calls),
 };
 
 static void krc_lmr_call_put(struct krc_lmr_call *c)
@@ -94,18 +102,18 @@ static struct krc_lmr_call *krc_lmr_call(struct krc_peer *peer,
 	c->deadline = jiffies + msecs_to_jiffies(timeout_ms);
 	init_completion(&c->done);
 	refcount_set(&c->ref, waited ? 2 : 1);
-	mutex_lock(&krc_lmr.lock);
-	if (!krc_lmr.running) {
-		mutex_unlock(&krc_lmr.lock);
+	mutex_lock(&krc_lmrc.lock);
+	if (!krc_lmrc.running) {
+		mutex_unlock(&krc_lmrc.lock);
 		refcount_set(&c->ref, 1);
 		krc_lmr_call_put(c);
 		return NULL;
 	}
-	c->msg.req_id = ++krc_lmr.next_req;
-	list_add_tail(&c->node, &krc_lmr.calls);
-	mutex_unlock(&krc_lmr.lock);
+	c->msg.req_id = ++krc_lmrc.next_req;
+	list_add_tail(&c->node, &krc_lmrc.calls);
+	mutex_unlock(&krc_lmrc.lock);
 	krc_lmr_send(c);
-	mod_delayed_work(krc_wq, &krc_lmr.resend_work,
+	mod_delayed_work(krc_wq, &krc_lmrc.resend_work,
 			 msecs_to_jiffies(KRC_LMR_RTO_MS));
 	return c;
 }
@@ -131,8 +139,8 @@ static void krc_lmr_resend_work(struct work_struct *work)
 	LIST_HEAD(late);
 	LIST_HEAD(due);
 
-	mutex_lock(&krc_lmr.lock);
-	list_for_each_entry_safe(c, tmp, &krc_lmr.calls, node) {
+	mutex_lock(&krc_lmrc.lock);
+	list_for_each_entry_safe(c, tmp, &krc_lmrc.calls, node) {
 		if (time_after_eq(now, c->deadline)) {
 			list_move_tail(&c->node, &late);
 			continue;
@@ -149,10 +157,10 @@ static void krc_lmr_resend_work(struct work_struct *work)
 		krc_event(KRC_EV_LMR_RETRANSMITS);
 		krc_lmr_send(c);
 	}
-	if (!list_empty(&krc_lmr.calls) && krc_lmr.running)
-		mod_delayed_work(krc_wq, &krc_lmr.resend_work,
+	if (!list_empty(&krc_lmrc.calls) && krc_lmrc.running)
+		mod_delayed_work(krc_wq, &krc_lmrc.resend_work,
 				 max_t(long, next - jiffies, 1));
-	mutex_unlock(&krc_lmr.lock);
+	mutex_unlock(&krc_lmrc.lock);
 	list_for_each_entry_safe(c, tmp, &late, node) {
 		list_del_init(&c->node);
 		if (c->msg.type == KRC_MSG_MEM_FREE)
@@ -171,11 +179,15 @@ static void krc_lmr_on_reply(struct krc_peer *peer,
 			     const struct krc_ctrl_msg *m)
 {
 	u8 want = m->type == KRC_MSG_MEM_ALLOC_REP ? KRC_MSG_MEM_ALLOC :
+		  m->type == KRC_MSG_MEM_SET_REP ? KRC_MSG_MEM_SET :
 		  KRC_MSG_MEM_FREE;
 	struct krc_lmr_call *c, *found = NULL;
 
-	mutex_lock(&krc_lmr.lock);
-	list_for_each_entry(c, &krc_lmr.calls, node) {
+	bool copy = false;
+	u32 i;
+
+	mutex_lock(&krc_lmrc.lock);
+	list_for_each_entry(c, &krc_lmrc.calls, node) {
 		if (c->msg.req_id == m->req_id && c->msg.type == want &&
 		    c->peer == peer) {
 			found = c;
@@ -185,11 +197,24 @@ static void krc_lmr_on_reply(struct krc_peer *peer,
 			break;
 		}
 	}
-	mutex_unlock(&krc_lmr.lock);
+	if (found && want == KRC_MSG_MEM_ALLOC) {
+		krc_lmrc.answered[krc_lmrc.answered_next] = m->req_id;
+		krc_lmrc.answered_next = (krc_lmrc.answered_next + 1) %
+					 KRC_LMR_ANSWERED;
+	}
+	/*
+	 * The owner answers each copy of a retransmitted ALLOC: a second
+	 * answer to a call answered already is no orphan (its region is the
+	 * caller's now).
+	 */
+	for (i = 0; !found && i < KRC_LMR_ANSWERED; i++)
+		if (krc_lmrc.answered[i] == m->req_id)
+			copy = true;
+	mutex_unlock(&krc_lmrc.lock);
 	if (found) {
 		complete(&found->done);
 		krc_lmr_call_put(found);	/* the list's */
-	} else if (want == KRC_MSG_MEM_ALLOC && !m->status) {
+	} else if (want == KRC_MSG_MEM_ALLOC && !m->status && !copy) {
 		krc_event(KRC_EV_LMR_ORPHANS);
 		krc_lmr_free_async(peer, m->card.incarnation, m->region);
 	}
@@ -201,6 +226,7 @@ void krc_lmr_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg)
 	switch (msg->type) {
 	case KRC_MSG_MEM_ALLOC:
 	case KRC_MSG_MEM_FREE:
+	case KRC_MSG_MEM_SET:
 		krc_lmrh_msg(peer, msg);
 		break;
 	default:
@@ -222,13 +248,13 @@ static int krc_lmr_wait(struct krc_lmr_call *c)
 	if (left > 0 &&
 	    wait_for_completion_interruptible_timeout(&c->done, left) < 0)
 		left = -1;
-	mutex_lock(&krc_lmr.lock);
+	mutex_lock(&krc_lmrc.lock);
 	answered = c->answered;
 	if (!list_empty(&c->node)) {
 		list_del_init(&c->node);
 		krc_lmr_call_put(c);	/* the list's */
 	}
-	mutex_unlock(&krc_lmr.lock);
+	mutex_unlock(&krc_lmrc.lock);
 	if (answered)
 		return 0;
 	return left < 0 ? -EINTR : -ETIMEDOUT;
@@ -266,6 +292,8 @@ static int krc_lmr_keep(struct krc_proc *proc, struct krc_peer *peer,
 	memcpy(h->gid, peer->gid, 16);
 	h->owner_inc = rep->card.incarnation;
 	h->region = rep->region;
+	h->access = rep->access;
+	h->length = rep->length;
 	ret = xa_alloc(&proc->lmrs, handle, h,
 		       XA_LIMIT(1, max(krc_param_lmr_max_per_proc, 1U)),
 		       GFP_KERNEL);
@@ -379,10 +407,73 @@ long krc_ioc_lmr_free(struct krc_vqueue *vq, void __user *uarg)
 	if (!c)
 		return -ETIMEDOUT;
 	ret = krc_lmr_wait(c);
-	if (ret == -EINTR)	/* it goes on, unwaited */
+	/* Not confirmed: it goes on, unwaited, for another lmr_timeout_ms. */
+	if (ret == -EINTR || ret == -ETIMEDOUT)
 		krc_lmr_free_async(c->peer, msg.dst_incarnation, msg.region);
 	/* ENOENT: freed by an earlier copy of this call, or the owner reloaded */
 	if (!ret && c->rep.status && c->rep.status != ENOENT)
+		ret = -c->rep.status;
+	krc_lmr_call_put(c);
+	return ret;
+}
+
+/*
+ * A memset at the owner: the rights and the range are checked here first
+ * (the process's own copy of them, from the owner's answer), and again by
+ * the owner.
+ */
+long krc_ioc_lmr_set(struct krc_vqueue *vq, void __user *uarg)
+{
+	struct krc_ctrl_msg msg = { .type = KRC_MSG_MEM_SET };
+	struct krcore_lmr_set st;
+	struct krc_lmr_handle *h;
+	struct krc_lmr_call *c;
+	struct krc_peer *peer;
+	u8 owner[16];
+	int ret;
+
+	if (!vq->proc || current->mm != vq->mm)
+		return -EACCES;
+	if (copy_from_user(&st, uarg, sizeof(st)))
+		return -EFAULT;
+	if (st.reserved || st.value > 0xff || !st.length)
+		return -EINVAL;
+	xa_lock(&vq->proc->lmrs);
+	h = xa_load(&vq->proc->lmrs, st.handle);
+	if (h) {
+		memcpy(owner, h->gid, 16);
+		msg.dst_incarnation = h->owner_inc;
+		msg.region = h->region;
+		if (!(h->access & KRCORE_ACCESS_REMOTE_WRITE))
+			ret = -EACCES;
+		else if (st.offset > h->length ||
+			 st.length > h->length - st.offset)
+			ret = -ERANGE;
+		else
+			ret = 0;
+	}
+	xa_unlock(&vq->proc->lmrs);
+	if (!h)
+		return -ENOENT;
+	if (ret)
+		return ret;
+	msg.addr = st.offset;
+	msg.length = st.length;
+	msg.access = st.value;
+	ret = krc_vq_enter(vq);
+	if (ret)
+		return ret;
+	peer = krc_peer_get(owner, false);
+	c = peer && !IS_ERR(peer) ?
+	    krc_lmr_call(peer, &msg, st.timeout_ms ? st.timeout_ms :
+			 krc_param_lmr_timeout_ms, true) : NULL;
+	if (peer && !IS_ERR(peer))
+		krc_peer_put(peer);
+	krc_node_leave();
+	if (!c)
+		return -EHOSTUNREACH;
+	ret = krc_lmr_wait(c);
+	if (!ret && c->rep.status)
 		ret = -c->rep.status;
 	krc_lmr_call_put(c);
 	return ret;
@@ -420,10 +511,10 @@ void krc_lmr_proc_release(struct krc_proc *proc)
 
 void krc_lmr_start(void)
 {
-	INIT_DELAYED_WORK(&krc_lmr.resend_work, krc_lmr_resend_work);
-	mutex_lock(&krc_lmr.lock);
-	krc_lmr.running = true;
-	mutex_unlock(&krc_lmr.lock);
+	INIT_DELAYED_WORK(&krc_lmrc.resend_work, krc_lmr_resend_work);
+	mutex_lock(&krc_lmrc.lock);
+	krc_lmrc.running = true;
+	mutex_unlock(&krc_lmrc.lock);
 	krc_lmrh_start();
 }
 
@@ -433,11 +524,11 @@ void krc_lmr_stop(void)
 	struct krc_lmr_call *c, *tmp;
 	LIST_HEAD(calls);
 
-	mutex_lock(&krc_lmr.lock);
-	krc_lmr.running = false;
-	list_splice_init(&krc_lmr.calls, &calls);
-	mutex_unlock(&krc_lmr.lock);
-	cancel_delayed_work_sync(&krc_lmr.resend_work);
+	mutex_lock(&krc_lmrc.lock);
+	krc_lmrc.running = false;
+	list_splice_init(&krc_lmrc.calls, &calls);
+	mutex_unlock(&krc_lmrc.lock);
+	cancel_delayed_work_sync(&krc_lmrc.resend_work);
 	list_for_each_entry_safe(c, tmp, &calls, node) {
 		list_del_init(&c->node);
 		complete(&c->done);

@@ -16,6 +16,13 @@
  * A region is named by its id, but only the node and incarnation that
  * allocated it may free it; a retransmitted MEM_ALLOC (same holder,
  * incarnation and req_id) gets the same answer, never a second region.
+ * A MEM_SET (a memset of any byte value over any range of a region the
+ * holder may write) is done by this CPU on krc_wq, nothing but the
+ * request crossing the network; it holds a reference on the region, so a
+ * free meanwhile revokes the key at once and frees the pages after it.
+ * The last KRC_LMR_SETS sets of a region are remembered: a retransmitted
+ * one is answered, never done twice.
+ *
  * Regions are freed by their holder (MEM_FREE), when the holder's
  * incarnation is gone (its GOODBYE, or a card of a new one: the conn
  * layer's peer_forget), when the holder is no longer a member of the
@@ -28,6 +35,7 @@
  * lock of this file); gone_lock (the incarnations to reclaim) in any
  * context.
  */
+#include <linux/delay.h>
 #include <linux/slab.h>
 
 #include "data/data.h"
@@ -36,8 +44,12 @@
 #define KRC_LMR_IOVA_SHIFT	40
 #define KRC_LMR_ID_MAX		0xffffffU
 
+/* The last MEM_SETs of a region, for their retransmissions. */
+#define KRC_LMR_SETS		8
+
 struct krc_lmr_region {
 	struct list_head node;		/* krc_lmrh.regions */
+	struct kref ref;		/* the list's, each memset's */
 	struct work_struct work;	/* the allocation */
 	struct krc_peer *peer;		/* the holder's, while allocating */
 	u32 id;
@@ -49,6 +61,22 @@ struct krc_lmr_region {
 	u32 access;			/* KRCORE_ACCESS_REMOTE_* */
 	bool ready;			/* registered, answered */
 	struct krc_kmem mem;
+	struct {
+		u64 req_id;
+		int status;		/* -EINPROGRESS while it runs */
+	} sets[KRC_LMR_SETS];
+	u32 set_next;
+};
+
+/* A MEM_SET, done by the CPU on krc_wq. */
+struct krc_lmr_set_job {
+	struct work_struct work;
+	struct krc_lmr_region *r;	/* a reference */
+	struct krc_peer *peer;		/* the holder's, a reference */
+	u64 req_id;
+	u64 off;
+	u64 len;
+	u8 value;
 };
 
 /* An incarnation of a holder that is gone (peer_forget). */
@@ -59,18 +87,20 @@ struct krc_lmr_gone {
 };
 
 static struct {
-	struct mutex lock;
+	struct mutex lock;		/* regions, used, last_id, running */
 	struct list_head regions;
+	struct xarray rkeys;		/* rkey -> ready region (datagrams) */
 	u64 used;			/* bytes charged */
 	u32 last_id;
 	bool running;
-	spinlock_t gone_lock;
+	spinlock_t gone_lock;		/* gone */
 	struct list_head gone;
 	struct work_struct reclaim_work;
 	struct delayed_work sweep_work;
 } krc_lmrh = {
 	.lock = __MUTEX_INITIALIZER(krc_lmrh.lock),
 	.regions = LIST_HEAD_INIT(krc_lmrh.regions),
+	.rkeys = XARRAY_INIT(krc_lmrh.rkeys, 0),
 	.gone_lock = __SPIN_LOCK_UNLOCKED(krc_lmrh.gone_lock),
 	.gone = LIST_HEAD_INIT(krc_lmrh.gone),
 };
@@ -111,9 +141,11 @@ static void krc_lmrh_reply(struct krc_peer *peer, u8 type, u64 req_id,
 		pr_warn_ratelimited("krcore: remote memory answer not sent\n");
 }
 
-/* A region off the list: its key dies with its MR, then its pages go. */
-static void krc_lmrh_destroy(struct krc_lmr_region *r)
+static void krc_lmrh_release(struct kref *ref)
 {
+	struct krc_lmr_region *r = container_of(ref, struct krc_lmr_region,
+						ref);
+
 	krc_kmem_free(&r->mem);
 	if (r->peer)
 		krc_peer_put(r->peer);
@@ -121,12 +153,67 @@ static void krc_lmrh_destroy(struct krc_lmr_region *r)
 	krc_obj_destroyed(KRC_OBJ_LMR);
 }
 
-/* Off the list and the pool (krc_lmrh.lock held). */
+/*
+ * A region off the list: its key dies with its MR now, its pages once no
+ * memset uses them.
+ */
+static void krc_lmrh_destroy(struct krc_lmr_region *r)
+{
+	krc_kmem_revoke(&r->mem);
+	kref_put(&r->ref, krc_lmrh_release);
+}
+
+/* Off the list, the keys and the pool (krc_lmrh.lock held). */
 static void krc_lmrh_unlink(struct krc_lmr_region *r)
 {
 	lockdep_assert_held(&krc_lmrh.lock);
 	list_del_init(&r->node);
+	if (r->ready)
+		xa_erase(&krc_lmrh.rkeys, r->mem.mr->rkey);
 	krc_lmrh.used -= r->charge;
+}
+
+static void krc_lmrh_release_work(struct work_struct *work)
+{
+	struct krc_lmr_region *r = container_of(work, struct krc_lmr_region,
+						work);
+
+	krc_lmrh_release(&r->ref);
+}
+
+/*
+ * A datagram request's region (dg_exec.c): the ready region of @rkey
+ * whose rights include @access and whose range holds [@addr, @addr +
+ * @len), held (krc_lmrh_put() when done), or NULL. Process context.
+ */
+struct krc_lmr_region *krc_lmrh_remote_get(u32 rkey, u64 addr, u64 len,
+					   u32 access)
+{
+	struct krc_lmr_region *r;
+	u64 iova;
+
+	mutex_lock(&krc_lmrh.lock);
+	r = xa_load(&krc_lmrh.rkeys, rkey);
+	if (r) {
+		iova = r->mem.mr->iova;
+		if ((r->access & access) != access || addr < iova ||
+		    len > r->length || addr - iova > r->length - len)
+			r = NULL;
+		else
+			kref_get(&r->ref);
+	}
+	mutex_unlock(&krc_lmrh.lock);
+	return r;
+}
+
+/* Let go of a region krc_lmrh_remote_get() gave; any context. */
+void krc_lmrh_put(struct krc_lmr_region *r)
+{
+	if (!refcount_dec_and_test(&r->ref.refcount))
+		return;
+	/* Its MR went at its unlink; its pages go in process context. */
+	INIT_WORK(&r->work, krc_lmrh_release_work);
+	queue_work(krc_wq, &r->work);
 }
 
 static void krc_lmrh_alloc_work(struct work_struct *work)
@@ -136,6 +223,9 @@ static void krc_lmrh_alloc_work(struct work_struct *work)
 	struct krc_peer *peer = r->peer;
 	int ret = -ENODEV;
 
+	/* Fault injection: a slow allocation (the holder sends it again). */
+	if (READ_ONCE(krc_fault_lmr_alloc_delay_ms) > 0)
+		msleep(min_t(int, krc_fault_lmr_alloc_delay_ms, 10000));
 	if (READ_ONCE(krc_lmrh.running))
 		ret = krc_kmem_alloc(&r->mem, r->length,
 				     krc_lmr_ib_access(r->access),
@@ -150,6 +240,18 @@ static void krc_lmrh_alloc_work(struct work_struct *work)
 		krc_event(KRC_EV_LMR_REFUSED);
 		krc_lmrh_reply(peer, KRC_MSG_MEM_ALLOC_REP, r->req_id,
 			       ret == -E2BIG ? -E2BIG : -ENOMEM, NULL, 0);
+		krc_lmrh_destroy(r);
+		krc_peer_put(peer);
+		return;
+	}
+	ret = xa_err(xa_store(&krc_lmrh.rkeys, r->mem.mr->rkey, r,
+			      GFP_KERNEL));
+	if (ret) {
+		krc_lmrh_unlink(r);
+		mutex_unlock(&krc_lmrh.lock);
+		krc_event(KRC_EV_LMR_REFUSED);
+		krc_lmrh_reply(peer, KRC_MSG_MEM_ALLOC_REP, r->req_id, -ENOMEM,
+			       NULL, 0);
 		krc_lmrh_destroy(r);
 		krc_peer_put(peer);
 		return;
@@ -239,6 +341,7 @@ static void krc_lmrh_on_alloc(struct krc_peer *peer,
 		goto refuse;
 	}
 	krc_obj_created(KRC_OBJ_LMR);
+	kref_init(&r->ref);
 	INIT_WORK(&r->work, krc_lmrh_alloc_work);
 	memcpy(r->holder, m->card.gid, 16);
 	r->holder_inc = m->card.incarnation;
@@ -306,11 +409,120 @@ static void krc_lmrh_on_free(struct krc_peer *peer,
 		       m->region);
 }
 
-/* MEM_ALLOC and MEM_FREE (the conn layer's mem_msg, via lmr.c). */
+static void krc_lmrh_set_work(struct work_struct *work)
+{
+	struct krc_lmr_set_job *j = container_of(work, struct krc_lmr_set_job,
+						 work);
+	struct krc_lmr_region *r = j->r;
+	u32 i;
+
+	krc_kmem_set(&r->mem, j->off, j->len, j->value);
+	mutex_lock(&krc_lmrh.lock);
+	for (i = 0; i < KRC_LMR_SETS; i++)
+		if (r->sets[i].req_id == j->req_id)
+			r->sets[i].status = 0;
+	mutex_unlock(&krc_lmrh.lock);
+	krc_event(KRC_EV_LMR_SETS);
+	krc_lmrh_reply(j->peer, KRC_MSG_MEM_SET_REP, j->req_id, 0, NULL,
+		       r->id);
+	kref_put(&r->ref, krc_lmrh_release);
+	krc_peer_put(j->peer);
+	kfree(j);
+}
+
+/*
+ * Whether @m's holder may set its range of @r: 0, or why not; a SET seen
+ * before gets its earlier answer (*dup: 0 done, -EINPROGRESS running).
+ */
+static int krc_lmrh_set_check(struct krc_lmr_region *r,
+			      const struct krc_ctrl_msg *m, int *dup)
+{
+	u32 i;
+
+	if (memcmp(r->holder, m->card.gid, 16) ||
+	    r->holder_inc != m->card.incarnation)
+		return -EPERM;
+	if (!r->ready)
+		return -EBUSY;
+	if (!(r->access & KRCORE_ACCESS_REMOTE_WRITE))
+		return -EACCES;
+	/* both below 2^40: no overflow */
+	if (m->addr + m->length > r->length)
+		return -ERANGE;
+	for (i = 0; i < KRC_LMR_SETS; i++) {
+		if (r->sets[i].req_id == m->req_id) {
+			*dup = r->sets[i].status;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void krc_lmrh_on_set(struct krc_peer *peer,
+			    const struct krc_ctrl_msg *m)
+{
+	struct krc_lmr_region *r, *found = NULL;
+	struct krc_lmr_set_job *j = NULL;
+	int ret = -ENOENT, dup = 0;
+
+	if (m->dst_incarnation &&
+	    m->dst_incarnation != krc_node.card.incarnation) {
+		ret = -ESTALE;	/* the region went with that incarnation */
+		goto answer;
+	}
+	mutex_lock(&krc_lmrh.lock);
+	list_for_each_entry(r, &krc_lmrh.regions, node) {
+		if (r->id == m->region) {
+			found = r;
+			break;
+		}
+	}
+	if (found)
+		ret = krc_lmrh_set_check(found, m, &dup);
+	if (ret == 1) {
+		mutex_unlock(&krc_lmrh.lock);
+		if (dup == -EINPROGRESS)
+			return;		/* its answer comes when it is done */
+		ret = dup;
+		goto answer;
+	}
+	if (!ret) {
+		j = kzalloc(sizeof(*j), GFP_KERNEL);
+		if (!j)
+			ret = -ENOMEM;
+	}
+	if (ret) {
+		mutex_unlock(&krc_lmrh.lock);
+		goto answer;
+	}
+	found->sets[found->set_next].req_id = m->req_id;
+	found->sets[found->set_next].status = -EINPROGRESS;
+	found->set_next = (found->set_next + 1) % KRC_LMR_SETS;
+	kref_get(&found->ref);
+	j->r = found;
+	kref_get(&peer->ref);
+	j->peer = peer;
+	j->req_id = m->req_id;
+	j->off = m->addr;
+	j->len = m->length;
+	j->value = m->access;
+	INIT_WORK(&j->work, krc_lmrh_set_work);
+	queue_work(krc_wq, &j->work);
+	mutex_unlock(&krc_lmrh.lock);
+	return;
+answer:
+	krc_event(KRC_EV_LMR_SET_REFUSED);
+	krc_lmrh_reply(peer, KRC_MSG_MEM_SET_REP, m->req_id, ret, NULL,
+		       m->region);
+}
+
+/* MEM_ALLOC, MEM_FREE, MEM_SET (the conn layer's mem_msg, via lmr.c). */
 void krc_lmrh_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg)
 {
 	if (msg->type == KRC_MSG_MEM_ALLOC)
 		krc_lmrh_on_alloc(peer, msg);
+	else if (msg->type == KRC_MSG_MEM_SET)
+		krc_lmrh_on_set(peer, msg);
 	else
 		krc_lmrh_on_free(peer, msg);
 }

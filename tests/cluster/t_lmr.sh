@@ -1,19 +1,28 @@
 #!/bin/sh
 # nodes: 3
 # timeout: 900
-# Remote memory regions (KRCORE_IOC_LMR_ALLOC, _FREE): node0 hosts the
-# MetaServer, a process of node1 allocates memory on node2, where no
-# process takes part. Bad arguments get their exact errors; a region
-# with every right is zero at first, holds what is written (1 B .. 1 MiB,
-# unaligned, FAA, CAS), is refused past its end and after its free; a
-# READ-only region refuses a WRITE and an atomic at node2's RNIC and
-# stays unchanged; a region of 160 MiB (more than LITE's 128 MB) works at
-# both ends; node2's pool (lmr_pool_mb) refuses what it cannot hold with
-# ENOSPC and takes it once there is room. Regions go with their holder:
-# node2 holds exactly the regions a node1 process holds, and none once
-# it is killed; when node1's FREEs are lost (tc drops node1's packets to
-# node2) and node1 then unloads, node2 frees them because node1 left
-# the MetaServer's membership (lmr_reclaimed).
+# Remote memory regions (KRCORE_IOC_LMR_ALLOC, _FREE, _SET): node0 hosts
+# the MetaServer, processes of node1 allocate memory on node2, where no
+# process takes part.
+# - Over the datagram path first (node1's dg_policy 3): a region's data,
+#   end, free and rights, checked by node2's kernel, then by its RNIC.
+# - Over RC: bad arguments get their exact errors; a region with every
+#   right is zero at first, holds what is written (1 B .. 1 MiB, unaligned,
+#   FAA, CAS), is refused past its end and after its free; a READ-only
+#   region refuses a WRITE and an atomic at node2's RNIC and stays
+#   unchanged; a memset of any byte value over any range is done by
+#   node2's CPU, to the exact byte; a region of 160 MiB (more than LITE's
+#   128 MB) works at both ends and is set whole.
+# - A region node2 is slow to allocate (the ALLOC sent again, each copy
+#   answered) stays the caller's: a copy of an answer is no orphan.
+# - node2's pool (lmr_pool_mb) refuses what it cannot hold with ENOSPC and
+#   takes it once there is room.
+# - The examples: krc_lmr_memset; krc_lmr_counter, a counter on node2 that
+#   four processes on node0 and node1 add to, exactly.
+# - Regions go with their holder: node2 holds exactly the regions a node1
+#   process holds, and none once it is killed; when node1's FREEs are lost
+#   (tc drops node1's packets to node2) and node1 then unloads, node2 frees
+#   them because node1 left the MetaServer's membership (lmr_reclaimed).
 . "$KRC_REPO/tests/cluster/lib.sh"
 META=$(node_ip 0)
 OWNER=$(node_ip 2)
@@ -36,26 +45,63 @@ if [ "$KRC_NODE" = 0 ]; then
 	barrier up
 else
 	barrier up
-	check "module loads" "krc_load meta_server=$META"
+	# node1 reaches node2 over datagrams only until it says otherwise
+	if [ "$KRC_NODE" = 1 ]; then
+		check "module loads" "krc_load meta_server=$META dg_policy=3"
+	else
+		check "module loads" "krc_load meta_server=$META"
+	fi
 	meta_registered
 fi
 barrier loaded
 
 if [ "$KRC_NODE" = 1 ]; then
-	check "bad arguments: exact errors" "$LMR $OWNER args $KRC_IP"
+	# First over the datagram path only (dg_policy 3: no RC to node2
+	# yet), then over RC (dg_policy 0: a handshake, then the pool).
+	check "over datagrams: a region with every right, its data, its end, its free" \
+		"DP_LMR_PATH=dg $LMR $OWNER rw"
+	check "over datagrams: a READ-only region refuses WRITE and FAA" \
+		"DP_LMR_PATH=dg $LMR $OWNER rights"
+	param dg_policy 0
+	check "bad arguments: exact errors" "DP_LMR_PATH=rc $LMR $OWNER args $KRC_IP"
 	check "a region with every right: zero, written, read back, atomics, freed" \
-		"$LMR $OWNER rw"
+		"DP_LMR_PATH=rc $LMR $OWNER rw"
 	check "a READ-only region: WRITE and FAA refused by the owner's RNIC" \
-		"$LMR $OWNER rights"
-	check "a region of 160 MiB, used at both ends" "$LMR $OWNER big 160"
+		"DP_LMR_PATH=rc $LMR $OWNER rights"
+	check "memset at the owner: any value, exact edges, exact errors" \
+		"$LMR $OWNER set"
+	check "a region of 160 MiB, used at both ends, all of it set at the owner" \
+		"$LMR $OWNER big 160"
 fi
 barrier used
 if [ "$KRC_NODE" = 2 ]; then
-	check "node2 allocated 3 regions for node1, and freed them all" \
-		'eq "$(counter lmr_allocs)" 3 && eq "$(counter lmr_frees)" 3 &&
+	lmr_counters
+	check "node2 allocated 7 regions for node1, and freed them all" \
+		'eq "$(counter lmr_allocs)" 7 && eq "$(counter lmr_frees)" 7 &&
 		 eq "$(live)" 0'
+	check "node2 did the 4 memsets asked of it (the bad ones stopped at node1)" \
+		'eq "$(counter lmr_sets)" 4 && eq "$(counter lmr_set_refused)" 0'
 	check "node2 refused one (512 GiB past the pool)" \
 		'eq "$(counter lmr_refused)" 1'
+	param fault_lmr_alloc_delay_ms 450
+	put allocs1 "$(counter lmr_allocs)"
+fi
+barrier slow
+# A slow owner: node1 sends its ALLOC again and gets an answer to each
+# copy; the region it got stays its own (a copy is no orphan).
+if [ "$KRC_NODE" = 1 ]; then
+	r0=$(counter lmr_retransmits)
+	check "a region allocated slowly works as any other" "$LMR $OWNER rw"
+	r1=$(counter lmr_retransmits)
+	log "ALLOCs sent again: $((r1 - r0)), orphans: $(counter lmr_orphans)"
+	check "the ALLOC went again (at least twice), and no answer was taken for an orphan" \
+		'ge $((r1 - r0)) 2 && eq "$(counter lmr_orphans)" 0'
+fi
+barrier slowed
+if [ "$KRC_NODE" = 2 ]; then
+	param fault_lmr_alloc_delay_ms 0
+	check "node2 made one region for the copies of that ALLOC, and freed it" \
+		'eq $(($(counter lmr_allocs) - $(get allocs1 2))) 1 && eq "$(live)" 0'
 	param lmr_pool_mb 16
 fi
 barrier small
@@ -70,6 +116,40 @@ if [ "$KRC_NODE" = 2 ]; then
 	check "node2: every region of the pool test freed" 'eq "$(live)" 0'
 fi
 barrier pool_checked
+
+# The examples: LITE's remote memset in three calls; a counter on node2
+# that processes on node0 and node1 add to with the key its holder
+# shared, exactly.
+if [ "$KRC_NODE" = 1 ]; then
+	check "krc_lmr_memset: 64 MiB set to 42 at node2" \
+		'"$KRC_BIN/krc_lmr_memset" "$OWNER" 64 42 >"$KRC_RUN/memset.out" &&
+		 grep -qx "first 42 last 42" "$KRC_RUN/memset.out"'
+	"$KRC_BIN/krc_lmr_counter" hold "$OWNER" "$KRC_RUN/counter.key" \
+		>"$KRC_RUN/counter.out" 2>&1 &
+	holder=$!
+	check "krc_lmr_counter: the counter allocated, its key shared" \
+		'wait_for 60 "grep -q holding \"$KRC_RUN/counter.out\""'
+fi
+barrier counter
+if [ "$KRC_NODE" != 2 ]; then
+	"$KRC_BIN/krc_lmr_counter" add "$KRC_RUN/counter.key" 300 >"$KRC_RUN/add.$KRC_NODE.a" 2>&1 &
+	a=$!
+	"$KRC_BIN/krc_lmr_counter" add "$KRC_RUN/counter.key" 300 >"$KRC_RUN/add.$KRC_NODE.b" 2>&1 &
+	b=$!
+	check "two processes added 300 each" 'wait $a && wait $b'
+fi
+barrier added
+if [ "$KRC_NODE" = 1 ]; then
+	kill -TERM "$holder"
+	check "the counter is exactly 1200 (4 processes on 2 nodes)" \
+		'wait $holder && grep -qx "final 1200" "$KRC_RUN/counter.out"'
+	cat "$KRC_RUN/counter.out"
+fi
+barrier counted_up
+if [ "$KRC_NODE" = 2 ]; then
+	check "node2: the examples' regions freed" 'wait_for 30 "eq \$(live) 0"'
+fi
+barrier examples_checked
 
 # A holder that exits frees its regions.
 if [ "$KRC_NODE" = 1 ]; then

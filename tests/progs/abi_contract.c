@@ -326,6 +326,8 @@ static void do_static(void)
 	SIZE(krcore_lmr_alloc, 64);
 	IOC(KRCORE_IOC_LMR_FREE, 0x12, krcore_lmr_free);
 	SIZE(krcore_lmr_free, 8);
+	IOC(KRCORE_IOC_LMR_SET, 0x13, krcore_lmr_set);
+	SIZE(krcore_lmr_set, 32);
 	check(KRCORE_MEMBERS_POLL_MS == 20 &&
 	      KRCORE_MEMBERS_MAX_WAIT_MS == 60000,
 	      "MEMBERS: polls every 20 ms, waits 60 s at most", "%d %d",

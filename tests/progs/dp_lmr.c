@@ -6,7 +6,11 @@
  *   dp_lmr ADDR rw       a region with every right: zero at first; WRITE,
  *                        READ back (1 B .. 1 MiB, unaligned), FAA and CAS;
  *                        freed: its rkey is refused, a second free ENOENT
- *   dp_lmr ADDR big MIB  a region of MIB MiB: its first and last bytes
+ *   dp_lmr ADDR big MIB  a region of MIB MiB: its first and last bytes,
+ *                        then all of it set to one value at the owner
+ *   dp_lmr ADDR set      memset at the owner: a whole region to one byte,
+ *                        a range inside to another, exact edges; ERANGE,
+ *                        EACCES (READ-only), EINVAL, ENOENT
  *   dp_lmr ADDR rights   a READ-only region: a WRITE and an atomic with its
  *                        rkey fail at the owner's RNIC and change nothing
  *   dp_lmr ADDR pool MIB the owner's pool is MIB MiB: MIB/2 fits, MIB does
@@ -14,7 +18,9 @@
  *   dp_lmr ADDR hold N   allocate N regions of 1 MiB, print "held", sleep
  *   dp_lmr ADDR args     bad arguments: exact errors
  *
- * Each line it prints says what was checked and held; a failed check
+ * With DP_LMR_PATH=dg (or rc) its VQ must have connected over datagrams
+ * (or RC): the path the checks then exercise. Each line it prints says
+ * what was checked and held; a failed check
  * prints FAIL and the exit status is 1.
  */
 #include <errno.h>
@@ -47,6 +53,16 @@ static int lmr_free(uint32_t handle)
 	struct krcore_lmr_free f = { .handle = handle };
 
 	return ioctl(krc_vq_fd(vq), KRCORE_IOC_LMR_FREE, &f) < 0 ? -errno : 0;
+}
+
+static int lmr_set(uint32_t handle, uint32_t value, uint64_t off, uint64_t len)
+{
+	struct krcore_lmr_set st = {
+		.handle = handle, .value = value, .offset = off, .length = len,
+		.timeout_ms = 30000,
+	};
+
+	return ioctl(krc_vq_fd(vq), KRCORE_IOC_LMR_SET, &st) < 0 ? -errno : 0;
 }
 
 static int op(uint8_t opcode, void *local, uint32_t lkey, uint32_t len,
@@ -163,10 +179,96 @@ static int do_big(uint64_t mib)
 			FAIL("big: 16 B at %llu: status %u or data differs",
 			     (unsigned long long)ends[i], st);
 	}
-	if (lmr_free(a.handle))
-		FAIL("big: free: %s", strerror(errno));
 	printf(TAG ": big: %llu MiB region written and read at both ends\n",
 	       (unsigned long long)mib);
+	if (lmr_set(a.handle, 0xc3, 0, mib * MIB))
+		FAIL("big: memset of all of it: %s", strerror(errno));
+	for (i = 0; i < ARRAY_SIZE(ends); i++) {
+		memset(buf + 64, 0, 16);
+		st = op(KRCORE_WR_READ, buf + 64, m.lkey, 16, a.addr + ends[i], a.rkey, 0, 0);
+		memset(buf, 0xc3, 16);
+		if (st || memcmp(buf, buf + 64, 16))
+			FAIL("big: after the memset, 16 B at %llu: status %u or not 0xc3",
+			     (unsigned long long)ends[i], st);
+	}
+	if (lmr_free(a.handle))
+		FAIL("big: free: %s", strerror(errno));
+	printf(TAG ": big: all %llu MiB set to 0xc3 at the owner\n",
+	       (unsigned long long)mib);
+	return dp_status();
+}
+
+static void expect(int got, int want, const char *what)
+{
+	if (got != want)
+		FAIL("%s: %s, expected %s", what, got ? strerror(-got) : "0",
+		     strerror(-want));
+}
+
+/* The bytes [off - 1, off + len] of @a, read back: edges of a memset. */
+static int edges(const struct krcore_lmr_alloc *a, uint8_t *buf, uint32_t lkey,
+		 uint64_t off, uint64_t len, uint8_t in, uint8_t out)
+{
+	uint64_t at[] = { off - 1, off, off + len - 1, off + len };
+	uint8_t want[] = { out, in, in, out };
+	uint32_t i, st;
+
+	for (i = 0; i < 4; i++) {
+		buf[0] = (uint8_t)~want[i];
+		st = op(KRCORE_WR_READ, buf, lkey, 1, a->addr + at[i], a->rkey, 0, 0);
+		if (st || buf[0] != want[i]) {
+			FAIL("set: byte %llu is %#x (status %u), expected %#x",
+			     (unsigned long long)at[i], buf[0], st, want[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int do_set(void)
+{
+	const uint64_t len = 40 * MIB + 3;
+	struct krcore_lmr_alloc a = must_alloc(len, KRCORE_ACCESS_REMOTE_READ |
+					       KRCORE_ACCESS_REMOTE_WRITE);
+	struct krcore_lmr_alloc ro = must_alloc(4096, KRCORE_ACCESS_REMOTE_READ);
+	struct krc_mr m;
+	uint8_t *buf = dp_reg(vq, 4096, &m);
+	int ret;
+
+	if (!buf)
+		return 1;
+	ret = lmr_set(a.handle, 0x5a, 0, len);
+	if (ret)
+		FAIL("set: all of it: %s", strerror(-ret));
+	/* the first and last bytes, through the edges of an inner range */
+	edges(&a, buf, m.lkey, 1, len - 2, 0x5a, 0x5a);
+	ret = lmr_set(a.handle, 0, MIB + 1, 2 * MIB + 4095);
+	if (ret)
+		FAIL("set: inner range: %s", strerror(-ret));
+	edges(&a, buf, m.lkey, MIB + 1, 2 * MIB + 4095, 0, 0x5a);
+	ret = lmr_set(a.handle, 0xff, len - 1, 1);
+	if (ret)
+		FAIL("set: last byte: %s", strerror(-ret));
+	memset(buf, 0, 2);
+	if (op(KRCORE_WR_READ, buf, m.lkey, 2, a.addr + len - 2, a.rkey, 0, 0) ||
+	    buf[0] != 0x5a || buf[1] != 0xff)
+		FAIL("set: the last two bytes are %#x %#x, expected 0x5a 0xff",
+		     buf[0], buf[1]);
+	printf(TAG ": set: 40 MiB to 0x5a, an inner range to 0, the last byte to 0xff\n");
+	expect(lmr_set(a.handle, 1, len - 1, 2), -ERANGE, "set: past the end");
+	expect(lmr_set(a.handle, 1, len + 1, 1), -ERANGE, "set: beyond the end");
+	expect(lmr_set(a.handle, 1, 1ULL << 62, 1ULL << 62), -ERANGE, "set: far beyond");
+	expect(lmr_set(a.handle, 256, 0, 1), -EINVAL, "set: value 256");
+	expect(lmr_set(a.handle, 1, 0, 0), -EINVAL, "set: length 0");
+	expect(lmr_set(ro.handle, 1, 0, 1), -EACCES, "set: a READ-only region");
+	expect(lmr_set(a.handle + ro.handle + 100, 1, 0, 1), -ENOENT, "set: no such handle");
+	buf[0] = 7;
+	if (op(KRCORE_WR_READ, buf, m.lkey, 1, ro.addr, ro.rkey, 0, 0) || buf[0] != 0)
+		FAIL("set: the READ-only region changed");
+	if (lmr_free(a.handle) || lmr_free(ro.handle))
+		FAIL("set: free: %s", strerror(errno));
+	expect(lmr_set(a.handle, 1, 0, 1), -ENOENT, "set: a freed handle");
+	printf(TAG ": set: ERANGE, EINVAL, EACCES, ENOENT as they should be\n");
 	return dp_status();
 }
 
@@ -233,13 +335,6 @@ static int do_hold(unsigned int n)
 	return 0;
 }
 
-static void expect(int got, int want, const char *what)
-{
-	if (got != want)
-		FAIL("%s: %s, expected %s", what, got ? strerror(-got) : "0",
-		     strerror(-want));
-}
-
 static int do_args(const char *self)
 {
 	struct krcore_lmr_alloc a;
@@ -282,20 +377,30 @@ static int do_args(const char *self)
 
 int main(int argc, char **argv)
 {
-	const char *usage = "dp_lmr ADDR rw|big MIB|rights|pool MIB|hold N|args SELF";
+	const char *usage = "dp_lmr ADDR rw|big MIB|set|rights|pool MIB|hold N|args SELF";
 	struct krcore_qconnect qc;
+	const char *path;
 
 	if (argc < 3)
 		return dp_usage(usage);
 	if (krc_gid_parse(argv[1], owner))
 		tp_die("bad address %s", argv[1]);
-	if (krc_vq_open(&vq) < 0 ||
-	    krc_qconnect_gid(vq, owner, 0, KRCORE_QCONNECT_F_RC, &qc) < 0)
+	if (krc_vq_open(&vq) < 0 || krc_qconnect_gid(vq, owner, 0, 0, &qc) < 0)
 		tp_die("connect %s: %s", argv[1], krc_errmsg());
+	/* DP_LMR_PATH=dg|rc: the path this test claims to exercise. */
+	path = getenv("DP_LMR_PATH");
+	if (path && !strcmp(path, "dg") != !!(qc.path & KRCORE_PATH_DATAGRAM))
+		tp_die("connected by path %#x, not the one asked for (%s)",
+		       qc.path, path);
+	if (path)
+		printf(TAG ": connected over %s\n",
+		       qc.path & KRCORE_PATH_DATAGRAM ? "datagrams" : "RC");
 	if (!strcmp(argv[2], "rw"))
 		return do_rw();
 	if (!strcmp(argv[2], "rights"))
 		return do_rights();
+	if (!strcmp(argv[2], "set"))
+		return do_set();
 	if (argc == 4 && !strcmp(argv[2], "big"))
 		return do_big(strtoull(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[2], "pool"))

@@ -49,7 +49,7 @@ enum op {
 	OP_OPEN, OP_CLOSE, OP_QCONNECT, OP_REG, OP_DEREG, OP_PUSH, OP_MAP,
 	OP_SCRIBBLE, OP_POP, OP_WAIT, OP_BIND, OP_LOOKUP, OP_PROBE, OP_INFO,
 	OP_RANDOM, OP_FORK, OP_MUNMAP, OP_FLOW_WAIT, OP_CONSUMED, OP_MEMBERS,
-	OP_LMR_ALLOC, OP_LMR_FREE,
+	OP_LMR_ALLOC, OP_LMR_FREE, OP_LMR_SET,
 	OP_NR
 };
 
@@ -57,7 +57,7 @@ static const char * const op_names[OP_NR] = {
 	"open", "close", "qconnect", "reg_mr", "dereg_mr", "qpush", "mmap",
 	"scribble", "qpop", "qwait", "qbind", "lookup", "probe", "info",
 	"random_cmd", "fork", "munmap", "flow_wait", "qconsumed", "members",
-	"lmr_alloc", "lmr_free",
+	"lmr_alloc", "lmr_free", "lmr_set",
 };
 
 /* Shared by every worker (MAP_SHARED): calls and errnos per operation. */
@@ -557,6 +557,23 @@ static void do_lmr_free(void)
 				 arg_ptr(&f, sizeof(f))));
 }
 
+/* A memset at the owner: any handle, value, range, timeout. */
+static void do_lmr_set(void)
+{
+	struct krcore_lmr_set ls = {
+		.handle = pick(4) ? pick(8) : any_u32(),
+		.value = pick(4) ? pick(256) : any_u32(),
+		.offset = pick(2) ? pick(1 << 20) : any_u64(),
+		.length = pick(2) ? 1 + pick(1 << 20) : any_u64(),
+		.timeout_ms = pick(3) ? 0 : pick(300),
+	};
+
+	if (!pick(10))
+		ls.reserved = any_u32();
+	count(OP_LMR_SET, ioctl(rvq(), KRCORE_IOC_LMR_SET,
+				arg_ptr(&ls, sizeof(ls))));
+}
+
 /* "I consumed": on any VQ, after any consumer index (scribble sets it). */
 static void do_consumed(void)
 {
@@ -735,6 +752,9 @@ static void worker(uint64_t seed)
 			break;
 		case OP_LMR_FREE:
 			do_lmr_free();
+			break;
+		case OP_LMR_SET:
+			do_lmr_set();
 			break;
 		default:
 			do_push();

@@ -23,7 +23,7 @@ static const u8 all_types[] = {
 	KRC_MSG_CLOSE_REQ, KRC_MSG_CLOSE_REP,
 	KRC_MSG_FLOW_ASK, KRC_MSG_FLOW_GRANT,
 	KRC_MSG_MEM_ALLOC, KRC_MSG_MEM_ALLOC_REP, KRC_MSG_MEM_FREE,
-	KRC_MSG_MEM_FREE_REP,
+	KRC_MSG_MEM_FREE_REP, KRC_MSG_MEM_SET, KRC_MSG_MEM_SET_REP,
 	KRC_MSG_META_REGISTER, KRC_MSG_META_DEREGISTER, KRC_MSG_META_REPLY,
 };
 
@@ -130,6 +130,17 @@ static struct krc_ctrl_msg sample_msg(u8 type)
 	case KRC_MSG_MEM_FREE_REP:
 		m.status = ENOENT;
 		m.region = 77;
+		break;
+	case KRC_MSG_MEM_SET:
+		m.dst_incarnation = 0x0badc0ffee0ddf00ULL;
+		m.region = 3;
+		m.addr = 12345;
+		m.length = 1ULL << 30;
+		m.access = 0xa5;
+		break;
+	case KRC_MSG_MEM_SET_REP:
+		m.status = ERANGE;
+		m.region = 3;
 		break;
 	default:	/* GOODBYE, META_REGISTER, META_DEREGISTER: the card */
 		break;
@@ -460,6 +471,34 @@ static void test_msg_mem(void **state)
 	m = sample_msg(KRC_MSG_MEM_FREE_REP);
 	m.region = 0;
 	assert_int_equal(reencode(&m), -EBADMSG);
+
+	/* SET: a region, offset, length and a byte value; SET_REP as FREE_REP */
+	m = sample_msg(KRC_MSG_MEM_SET);
+	krc_msg_encode(&m, buf);
+	assert_int_equal(krc_get_le32(buf + 88), 0xa5);
+	assert_int_equal(krc_get_le64(buf + 96), 1ULL << 30);
+	assert_int_equal(krc_get_le64(buf + 104), 12345);
+	assert_int_equal(krc_get_le32(buf + 112), 3);
+	assert_int_equal(reencode(&m), 0);
+	m.access = 0x100;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.access = 0;
+	assert_int_equal(reencode(&m), 0);
+	m.length = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_SET);
+	m.addr = KRC_LMR_MAX_LEN + 1;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_SET);
+	m.region = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_SET);
+	m.rkey = 1;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_SET_REP);
+	assert_int_equal(reencode(&m), 0);
+	m.length = 1;
+	assert_int_equal(reencode(&m), -EBADMSG);
 }
 
 static void test_msg_type_name(void **state)
@@ -468,7 +507,8 @@ static void test_msg_type_name(void **state)
 		"?", "connect_req", "connect_rep", "connect_nak", "rtu",
 		"rtu_ack", "goodbye", "close_req", "close_rep", "flow_ask",
 		"flow_grant", "mem_alloc", "mem_alloc_rep", "mem_free",
-		"mem_free_rep", "?", "meta_register", "meta_deregister", "meta_reply", "?",
+		"mem_free_rep", "?", "meta_register", "meta_deregister", "meta_reply",
+		"mem_set", "mem_set_rep", "?",
 	};
 	unsigned int t;
 
@@ -730,7 +770,8 @@ static void test_msg_rejects_fields(void **state)
 
 		if (t == KRC_MSG_CONNECT_NAK || t == KRC_MSG_META_REPLY ||
 		    t == KRC_MSG_CLOSE_REP || t == KRC_MSG_FLOW_GRANT ||
-		    t == KRC_MSG_MEM_ALLOC_REP || t == KRC_MSG_MEM_FREE_REP)
+		    t == KRC_MSG_MEM_ALLOC_REP || t == KRC_MSG_MEM_FREE_REP ||
+		    t == KRC_MSG_MEM_SET_REP)
 			continue;
 		m = sample_msg(t);
 		assert_int_equal(reencode(&m), 0);

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * lmr.c - remote memory: regions allocated on another node by its kernel
+ * (KRCORE_IOC_LMR_ALLOC, _FREE, _SET), and the requests that use them.
+ *
+ * The library keeps nothing the kernel relies on: the range checks here
+ * only give a clearer error sooner; the kernel (memset) and the owner's
+ * RNIC (READ, WRITE, atomics) check every request again.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+
+static int lmr_fail(int ret, const char *what, const uint8_t gid[16])
+{
+	char node[64];
+
+	krc_gid_format(gid, node, sizeof(node));
+	switch (ret) {
+	case -ENOSPC:
+		return krcl_fail(ret, "%s: node %s has no room for it (its lmr_pool_mb)",
+				 what, node);
+	case -ENOMEM:
+	case -E2BIG:
+		return krcl_fail(ret, "%s: node %s could not allocate or register it",
+				 what, node);
+	case -EOPNOTSUPP:
+		return krcl_fail(ret, "%s: %s is this node; remote memory is on another",
+				 what, node);
+	case -EHOSTUNREACH:
+		return krcl_fail(ret, "%s: no card for node %s (MetaServer)", what, node);
+	case -ETIMEDOUT:
+		return krcl_fail(ret, "%s: node %s did not answer in time", what, node);
+	case -EMFILE:
+		return krcl_fail(ret, "%s: this process holds lmr_max_per_proc regions",
+				 what);
+	case -ESTALE:
+		return krcl_fail(ret, "%s: node %s reloaded: the region is gone",
+				 what, node);
+	case -EACCES:
+		return krcl_fail(ret, "%s: the region was not allocated with that right",
+				 what);
+	case -ERANGE:
+		return krcl_fail(ret, "%s: beyond the region's end", what);
+	case -ENOENT:
+		return krcl_fail(ret, "%s: not a region of this process", what);
+	default:
+		return krcl_fail(ret, "%s failed", what);
+	}
+}
+
+int krc_lmr_alloc(struct krc_vq *vq, const char *node, uint64_t length,
+		  unsigned int rights, struct krc_lmr *lmr)
+{
+	struct krcore_lmr_alloc a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	memset(lmr, 0, sizeof(*lmr));
+	if (krc_gid_parse(node, a.gid))
+		return krcl_fail(-EINVAL, "\"%s\" is neither an IPv4 address nor a GID",
+				 node ? node : "(null)");
+	a.length = length;
+	a.access = rights;
+	ret = krcl_ioctl(vq, KRCORE_IOC_LMR_ALLOC, &a);
+	if (ret == -EINVAL)
+		return krcl_fail(ret, "remote memory: %s",
+				 "a length of 1 .. 2^40 bytes, rights REMOTE_READ, _WRITE, _ATOMIC");
+	if (ret < 0)
+		return lmr_fail(ret, "remote memory", a.gid);
+	memcpy(lmr->gid, a.gid, 16);
+	lmr->addr = a.addr;
+	lmr->length = length;
+	lmr->incarnation = a.incarnation;
+	lmr->rkey = a.rkey;
+	lmr->handle = a.handle;
+	lmr->rights = rights;
+	lmr->region = a.region;
+	return 0;
+}
+
+int krc_lmr_free(struct krc_vq *vq, const struct krc_lmr *lmr)
+{
+	struct krcore_lmr_free f;
+	int ret;
+
+	memset(&f, 0, sizeof(f));
+	f.handle = lmr->handle;
+	ret = krcl_ioctl(vq, KRCORE_IOC_LMR_FREE, &f);
+	return ret < 0 ? lmr_fail(ret, "free of a region", lmr->gid) : 0;
+}
+
+int krc_lmr_set(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
+		int value, uint64_t len)
+{
+	struct krcore_lmr_set st;
+	int ret;
+
+	memset(&st, 0, sizeof(st));
+	st.handle = lmr->handle;
+	st.value = (uint32_t)value;
+	st.offset = offset;
+	st.length = len;
+	if (value < 0 || value > 255 || !len)
+		return krcl_fail(-EINVAL, "memset: a value of 0 .. 255 and a length");
+	ret = krcl_ioctl(vq, KRCORE_IOC_LMR_SET, &st);
+	return ret < 0 ? lmr_fail(ret, "memset", lmr->gid) : 0;
+}
+
+static int lmr_range(const struct krc_lmr *lmr, uint64_t offset, size_t len)
+{
+	if (len > KRCORE_MAX_MSG)
+		return krcl_fail(-EMSGSIZE, "%zu bytes: one request moves %u at most",
+				 len, KRCORE_MAX_MSG);
+	if (offset > lmr->length || len > lmr->length - offset)
+		return krcl_fail(-ERANGE, "%zu bytes at %llu: beyond the region's %llu",
+				 len, (unsigned long long)offset,
+				 (unsigned long long)lmr->length);
+	return 0;
+}
+
+int krc_lmr_read(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
+		 void *local, uint32_t lkey, size_t len)
+{
+	int ret = lmr_range(lmr, offset, len);
+
+	return ret ? ret : krc_read_sync(vq, local, lkey, len, lmr->addr + offset,
+					 lmr->rkey, -1);
+}
+
+int krc_lmr_write(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
+		  const void *local, uint32_t lkey, size_t len)
+{
+	int ret = lmr_range(lmr, offset, len);
+
+	return ret ? ret : krc_write_sync(vq, local, lkey, len, lmr->addr + offset,
+					  lmr->rkey, -1);
+}
+
+static int lmr_atomic(struct krc_vq *vq, const struct krc_lmr *lmr,
+		      uint8_t opcode, uint64_t offset, uint64_t compare_add,
+		      uint64_t swap, uint64_t *old, uint32_t lkey)
+{
+	struct krcore_wr wr;
+	int ret = lmr_range(lmr, offset, 8);
+
+	if (ret)
+		return ret;
+	if (offset % 8 || (uintptr_t)old % 8)
+		return krcl_fail(-EINVAL, "atomics work on 8-aligned words");
+	krcl_fill_rw(&wr, opcode, old, lkey, 8, lmr->addr + offset, lmr->rkey);
+	wr.compare_add = compare_add;
+	wr.swap = swap;
+	return krcl_sync(vq, &wr, -1);
+}
+
+int krc_lmr_faa(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
+		uint64_t add, uint64_t *old, uint32_t lkey)
+{
+	return lmr_atomic(vq, lmr, KRCORE_WR_ATOMIC_FAA, offset, add, 0, old,
+			  lkey);
+}
+
+int krc_lmr_cas(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
+		uint64_t compare, uint64_t swap, uint64_t *old, uint32_t lkey)
+{
+	return lmr_atomic(vq, lmr, KRCORE_WR_ATOMIC_CAS, offset, compare, swap,
+			  old, lkey);
+}
