@@ -39,6 +39,8 @@
 #define MSG_MEM_LENGTH	96
 #define MSG_MEM_ADDR	104
 #define MSG_MEM_REGION	112
+#define MSG_MEM_SRC_OFF	88	/* MEM_COPY: instead of access and rkey */
+#define MSG_MEM_SRC_REGION	116
 #define KRC_PORT_MAX	0xffffU
 
 /* rdma_cm private data offsets (hello and table descriptor). */
@@ -92,9 +94,14 @@ void krc_msg_encode(const struct krc_ctrl_msg *m, u8 buf[KRC_MSG_SIZE])
 		krc_put_le64(buf + MSG_FLOW_COUNT, m->count);
 		return;
 	}
-	if (krc_msg_is_mem(m->type)) {
+	if (m->type == KRC_MSG_MEM_COPY) {
+		krc_put_le64(buf + MSG_MEM_SRC_OFF, m->src_off);
+		krc_put_le32(buf + MSG_MEM_SRC_REGION, m->src_region);
+	} else if (krc_msg_is_mem(m->type)) {
 		krc_put_le32(buf + MSG_MEM_ACCESS, m->access);
 		krc_put_le32(buf + MSG_MEM_RKEY, m->rkey);
+	}
+	if (krc_msg_is_mem(m->type)) {
 		krc_put_le64(buf + MSG_MEM_LENGTH, m->length);
 		krc_put_le64(buf + MSG_MEM_ADDR, m->addr);
 		krc_put_le32(buf + MSG_MEM_REGION, m->region);
@@ -121,7 +128,7 @@ bool krc_msg_is_flow(unsigned int type)
 bool krc_msg_is_mem(unsigned int type)
 {
 	return (type >= KRC_MSG_MEM_ALLOC && type <= KRC_MSG_MEM_FREE_REP) ||
-	       type == KRC_MSG_MEM_SET || type == KRC_MSG_MEM_SET_REP;
+	       (type >= KRC_MSG_MEM_SET && type <= KRC_MSG_MEM_COPY_REP);
 }
 
 static bool rights_ok(u32 access)
@@ -158,7 +165,13 @@ static int mem_check(const struct krc_ctrl_msg *m)
 		    m->status)
 			return -EBADMSG;
 		return 0;
-	default:	/* FREE_REP, SET_REP */
+	case KRC_MSG_MEM_COPY:
+		if (!m->region || !m->src_region || !m->length ||
+		    m->length > KRC_LMR_MAX_LEN || m->addr > KRC_LMR_MAX_LEN ||
+		    m->src_off > KRC_LMR_MAX_LEN || m->status)
+			return -EBADMSG;
+		return 0;
+	default:	/* FREE_REP, SET_REP, COPY_REP */
 		return m->region && bare && m->status <= KRC_STATUS_MAX ?
 		       0 : -EBADMSG;
 	}
@@ -222,6 +235,8 @@ static int msg_check(const struct krc_ctrl_msg *m)
 	case KRC_MSG_MEM_FREE_REP:
 	case KRC_MSG_MEM_SET:
 	case KRC_MSG_MEM_SET_REP:
+	case KRC_MSG_MEM_COPY:
+	case KRC_MSG_MEM_COPY_REP:
 		return mem_check(m);
 	case KRC_MSG_GOODBYE:
 	case KRC_MSG_META_REGISTER:
@@ -278,11 +293,17 @@ static int msg_decode(const u8 *buf, size_t len, struct krc_ctrl_msg *m)
 		m->count = krc_get_le64(buf + MSG_FLOW_COUNT);
 		return msg_check(m);
 	}
-	if (krc_msg_is_mem(m->type)) {
+	if (m->type == KRC_MSG_MEM_COPY) {
+		m->src_off = krc_get_le64(buf + MSG_MEM_SRC_OFF);
+		m->src_region = m->slot;	/* bytes 116..119 */
+		m->slot = 0;
+	} else if (krc_msg_is_mem(m->type)) {
 		if (m->slot)	/* bytes 116..119 */
 			return -EBADMSG;
 		m->access = krc_get_le32(buf + MSG_MEM_ACCESS);
 		m->rkey = krc_get_le32(buf + MSG_MEM_RKEY);
+	}
+	if (krc_msg_is_mem(m->type)) {
 		m->length = krc_get_le64(buf + MSG_MEM_LENGTH);
 		m->addr = krc_get_le64(buf + MSG_MEM_ADDR);
 		m->region = krc_get_le32(buf + MSG_MEM_REGION);
@@ -402,6 +423,10 @@ const char *krc_msg_type_name(unsigned int type)
 		return "mem_set";
 	case KRC_MSG_MEM_SET_REP:
 		return "mem_set_rep";
+	case KRC_MSG_MEM_COPY:
+		return "mem_copy";
+	case KRC_MSG_MEM_COPY_REP:
+		return "mem_copy_rep";
 	case KRC_MSG_META_REGISTER:
 		return "meta_register";
 	case KRC_MSG_META_DEREGISTER:

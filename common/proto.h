@@ -42,7 +42,11 @@
  * MEM_FREE a region and nothing else; MEM_FREE_REP the region and a
  * status. MEM_SET carries a region, an offset (addr), a length (1 ..
  * KRC_LMR_MAX_LEN) and the byte value (access, 0 .. 255); MEM_SET_REP the
- * region and a status.
+ * region and a status. MEM_COPY carries the destination region and
+ * offset (region, addr), the length, and, instead of access, rkey and
+ * the zero word, the source's offset and region:
+ *   88  u64 src_off   116 u32 src_region
+ * MEM_COPY_REP the destination region and a status.
  *
  * The MetaServer's rdma_cm connection carries two private data blobs:
  * the member's hello (struct krc_meta_hello) in the connect request and
@@ -92,11 +96,13 @@ enum krc_msg_type {
 	/* remote memory, continued (numbers 16 .. 18 are the MetaServer's) */
 	KRC_MSG_MEM_SET		= 19,	/* holder -> owner: region, offset, length, value */
 	KRC_MSG_MEM_SET_REP	= 20,	/* owner -> holder: region, status */
+	KRC_MSG_MEM_COPY	= 21,	/* holder -> owner: dst, src, length */
+	KRC_MSG_MEM_COPY_REP	= 22,	/* owner -> holder: region, status */
 	/* registration, member <-> MetaServer over RC SEND/RECV */
 	KRC_MSG_META_REGISTER	= 16,	/* card: publish it */
 	KRC_MSG_META_DEREGISTER	= 17,	/* card: remove it (same incarnation only) */
 	KRC_MSG_META_REPLY	= 18,	/* status, slot */
-	KRC_MSG_TYPE_MAX	= 20,
+	KRC_MSG_TYPE_MAX	= 22,
 };
 
 /* status of NAKs and replies: 0 or a positive errno value. */
@@ -131,6 +137,8 @@ struct krc_ctrl_msg {
 	u64 length;
 	u64 addr;
 	u32 region;
+	u64 src_off;			/* MEM_COPY */
+	u32 src_region;
 	u8 mac[KRC_MAC_LEN];		/* META_*: see above */
 	u8 ctrl_mac[KRC_CTRL_MAC_LEN];	/* the others: see above */
 };

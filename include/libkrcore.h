@@ -135,7 +135,9 @@ int krc_dereg_mr(struct krc_vq *vq, const struct krc_mr *mr);
  * krc_lmr_read/_write/_faa/_cas post one request on @vq (connected to
  * the region's node) between a registered buffer (@lkey) and the region at
  * @offset, and wait for it; krc_lmr_set() has the owner's CPU set bytes to
- * @value, nothing but the request crossing the network. 0 or -errno:
+ * @value, and krc_lmr_copy() move bytes between two regions of this
+ * process on one node (as memmove), nothing but the request crossing the
+ * network. 0 or -errno:
  * -ERANGE beyond the region, -EIO a request that failed (krc_errmsg()).
  */
 struct krc_lmr {
@@ -158,6 +160,8 @@ int krc_lmr_write(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
 		  const void *local, uint32_t lkey, size_t len);
 int krc_lmr_set(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
 		int value, uint64_t len);
+int krc_lmr_copy(struct krc_vq *vq, const struct krc_lmr *dst, uint64_t dst_offset,
+		 const struct krc_lmr *src, uint64_t src_offset, uint64_t len);
 int krc_lmr_faa(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
 		uint64_t add, uint64_t *old, uint32_t lkey);
 int krc_lmr_cas(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,

@@ -108,6 +108,26 @@ int krc_lmr_set(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
 	return ret < 0 ? lmr_fail(ret, "memset", lmr->gid) : 0;
 }
 
+int krc_lmr_copy(struct krc_vq *vq, const struct krc_lmr *dst, uint64_t dst_offset,
+		 const struct krc_lmr *src, uint64_t src_offset, uint64_t len)
+{
+	struct krcore_lmr_copy cp;
+	int ret;
+
+	memset(&cp, 0, sizeof(cp));
+	cp.dst_handle = dst->handle;
+	cp.src_handle = src->handle;
+	cp.dst_offset = dst_offset;
+	cp.src_offset = src_offset;
+	cp.length = len;
+	if (!len)
+		return krcl_fail(-EINVAL, "copy: a length of 1 byte at least");
+	ret = krcl_ioctl(vq, KRCORE_IOC_LMR_COPY, &cp);
+	if (ret == -EXDEV)
+		return krcl_fail(ret, "copy: the two regions are on two nodes (not yet)");
+	return ret < 0 ? lmr_fail(ret, "copy", dst->gid) : 0;
+}
+
 static int lmr_range(const struct krc_lmr *lmr, uint64_t offset, size_t len)
 {
 	if (len > KRCORE_MAX_MSG)

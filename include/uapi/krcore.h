@@ -420,6 +420,13 @@ struct krcore_dereg_mr {
  * not hold), EACCES (the region has no REMOTE_WRITE right), ERANGE (past
  * its end), ESTALE (the owner reloaded: the region is gone), ETIMEDOUT,
  * EINTR (the memset may still happen), EHOSTUNREACH, ENODEV.
+ *
+ * KRCORE_IOC_LMR_COPY copies @length bytes from @src_offset of the region
+ * @src_handle to @dst_offset of @dst_handle (the same region or two of
+ * this process on the same node; overlapping ranges as memmove), at the
+ * owner: its CPU moves them. It needs the source's REMOTE_READ and the
+ * destination's REMOTE_WRITE right. Errors as KRCORE_IOC_LMR_SET, and
+ * EXDEV for regions on two nodes (not yet).
  */
 #define KRCORE_LMR_MAX_LEN	(1ULL << 40)
 
@@ -438,6 +445,16 @@ struct krcore_lmr_alloc {
 
 struct krcore_lmr_free {
 	__u32 handle;		/* in */
+	__u32 reserved;		/* in: 0 */
+};
+
+struct krcore_lmr_copy {
+	__u32 dst_handle;	/* in */
+	__u32 src_handle;	/* in */
+	__u64 dst_offset;	/* in */
+	__u64 src_offset;	/* in */
+	__u64 length;		/* in */
+	__u32 timeout_ms;	/* in: 0 = lmr_timeout_ms */
 	__u32 reserved;		/* in: 0 */
 };
 
@@ -786,5 +803,7 @@ struct krcore_qwait {
 	_IOWR(KRCORE_IOC_MAGIC, 0x12, struct krcore_lmr_free)
 #define KRCORE_IOC_LMR_SET \
 	_IOWR(KRCORE_IOC_MAGIC, 0x13, struct krcore_lmr_set)
+#define KRCORE_IOC_LMR_COPY \
+	_IOWR(KRCORE_IOC_MAGIC, 0x14, struct krcore_lmr_copy)
 
 #endif /* _UAPI_KRCORE_H */

@@ -691,6 +691,8 @@ void krc_hs_recv(const struct krc_ctrl_msg *msg)
 	case KRC_MSG_MEM_FREE_REP:
 	case KRC_MSG_MEM_SET:
 	case KRC_MSG_MEM_SET_REP:
+	case KRC_MSG_MEM_COPY:
+	case KRC_MSG_MEM_COPY_REP:
 		krc_hs_on_upper(msg, krc_conn_ops->mem_msg);
 		break;
 	default:

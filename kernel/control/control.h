@@ -96,6 +96,8 @@ int krc_kmem_alloc(struct krc_kmem *km, u64 bytes, int access, u64 iova);
 void krc_kmem_free(struct krc_kmem *km);
 void krc_kmem_revoke(struct krc_kmem *km);
 void krc_kmem_set(struct krc_kmem *km, u64 off, u64 len, u8 value);
+void krc_kmem_copy(struct krc_kmem *dst, u64 doff, struct krc_kmem *src,
+		   u64 soff, u64 len);
 u64 krc_kmem_charge(u64 bytes);
 void *krc_kmem_vmap(struct krc_kmem *km);
 

@@ -157,6 +157,45 @@ void krc_kmem_set(struct krc_kmem *km, u64 off, u64 len, u8 value)
 	}
 }
 
+static void *krc_kmem_at(struct krc_kmem *km, u64 off)
+{
+	unsigned int shift = PAGE_SHIFT + km->order;
+
+	return page_address(km->chunks[off >> shift]) +
+	       (off & ((1ULL << shift) - 1));
+}
+
+/*
+ * Copy @len bytes from @soff of @src to @doff of @dst (both inside their
+ * memory; @dst may be @src, the ranges may overlap: as memmove), by the
+ * CPU, a piece inside one chunk of each at a time.
+ */
+void krc_kmem_copy(struct krc_kmem *dst, u64 doff, struct krc_kmem *src,
+		   u64 soff, u64 len)
+{
+	u64 dchunk = PAGE_SIZE << dst->order, schunk = PAGE_SIZE << src->order;
+	bool back = dst == src && doff > soff && doff < soff + len;
+	u64 n;
+
+	while (len) {
+		if (back) {
+			/* from the end: the bytes before doff + len, soff + len */
+			n = min3(len, ((doff + len - 1) & (dchunk - 1)) + 1,
+				 ((soff + len - 1) & (schunk - 1)) + 1);
+			memmove(krc_kmem_at(dst, doff + len - n),
+				krc_kmem_at(src, soff + len - n), n);
+		} else {
+			n = min3(len, dchunk - (doff & (dchunk - 1)),
+				 schunk - (soff & (schunk - 1)));
+			memmove(krc_kmem_at(dst, doff), krc_kmem_at(src, soff), n);
+			doff += n;
+			soff += n;
+		}
+		len -= n;
+		cond_resched();
+	}
+}
+
 /* The chunks mapped contiguously for the CPU (vunmap() it), or NULL. */
 void *krc_kmem_vmap(struct krc_kmem *km)
 {

@@ -136,7 +136,7 @@ MODULE_PARM_DESC(fault_meta_foreign_card, "Fault injection: register with the Me
 
 int krc_fault_lmr_alloc_delay_ms;
 module_param_named(fault_lmr_alloc_delay_ms, krc_fault_lmr_alloc_delay_ms, int, 0644);
-MODULE_PARM_DESC(fault_lmr_alloc_delay_ms, "Fault injection: remote memory allocations on this node take this much longer (at most 10 s)");
+MODULE_PARM_DESC(fault_lmr_alloc_delay_ms, "Fault injection: the answer to a remote memory allocation leaves this node this much later (at most 10 s)");
 
 int krc_fault_meta_bad_mac;
 module_param_named(fault_meta_bad_mac, krc_fault_meta_bad_mac, int, 0644);

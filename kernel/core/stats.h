@@ -207,11 +207,13 @@ enum krc_event {
 	/* remote memory: the owner's side (lmr_host.c) */
 	KRC_EV_LMR_ALLOCS,	/* regions allocated and registered */
 	KRC_EV_LMR_REFUSED,	/* ALLOCs refused (pool full, no memory) */
+	KRC_EV_LMR_ALLOC_COPIES, /* copies of an ALLOC answered again */
 	KRC_EV_LMR_FREES,	/* regions freed by their holder */
 	KRC_EV_LMR_RECLAIMED,	/* regions freed: their holder went away */
 	KRC_EV_LMR_FREE_STRAY,	/* FREEs of no region, or of another's */
 	KRC_EV_LMR_SETS,	/* memsets done for holders */
-	KRC_EV_LMR_SET_REFUSED,	/* memsets refused (range, rights, owner) */
+	KRC_EV_LMR_COPIES,	/* copies done for holders */
+	KRC_EV_LMR_SET_REFUSED,	/* memsets and copies refused (range, rights) */
 	/* the holder's side (lmr.c) */
 	KRC_EV_LMR_ORPHANS,	/* allocated after their caller gave up: freed */
 	KRC_EV_LMR_FREE_LOST,	/* FREEs never confirmed by the owner */

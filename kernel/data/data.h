@@ -234,6 +234,7 @@ int krc_vq_enter(struct krc_vqueue *vq);
 long krc_ioc_lmr_alloc(struct krc_vqueue *vq, void __user *uarg);
 long krc_ioc_lmr_free(struct krc_vqueue *vq, void __user *uarg);
 long krc_ioc_lmr_set(struct krc_vqueue *vq, void __user *uarg);
+long krc_ioc_lmr_copy(struct krc_vqueue *vq, void __user *uarg);
 u32 krc_lmr_count(struct krc_proc *proc);
 void krc_lmr_proc_release(struct krc_proc *proc);
 void krc_lmr_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg);

@@ -620,6 +620,9 @@ long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case KRCORE_IOC_LMR_SET:
 		ret = krc_ioc_lmr_set(vq, uarg);
 		break;
+	case KRCORE_IOC_LMR_COPY:
+		ret = krc_ioc_lmr_copy(vq, uarg);
+		break;
 	case KRCORE_IOC_LOOKUP:
 	case KRCORE_IOC_QCONNECT:
 	case KRCORE_IOC_QCONNECT_ABI2:

@@ -180,6 +180,7 @@ static void krc_lmr_on_reply(struct krc_peer *peer,
 {
 	u8 want = m->type == KRC_MSG_MEM_ALLOC_REP ? KRC_MSG_MEM_ALLOC :
 		  m->type == KRC_MSG_MEM_SET_REP ? KRC_MSG_MEM_SET :
+		  m->type == KRC_MSG_MEM_COPY_REP ? KRC_MSG_MEM_COPY :
 		  KRC_MSG_MEM_FREE;
 	struct krc_lmr_call *c, *found = NULL;
 
@@ -227,6 +228,7 @@ void krc_lmr_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg)
 	case KRC_MSG_MEM_ALLOC:
 	case KRC_MSG_MEM_FREE:
 	case KRC_MSG_MEM_SET:
+	case KRC_MSG_MEM_COPY:
 		krc_lmrh_msg(peer, msg);
 		break;
 	default:
@@ -417,20 +419,56 @@ long krc_ioc_lmr_free(struct krc_vqueue *vq, void __user *uarg)
 	return ret;
 }
 
+/* A waited call of @msg to the owner @gid, outside the gate: 0 or -errno. */
+static int krc_lmr_op(struct krc_vqueue *vq, const u8 gid[16],
+		      const struct krc_ctrl_msg *msg, u32 timeout_ms)
+{
+	struct krc_lmr_call *c;
+	struct krc_peer *peer;
+	int ret;
+
+	ret = krc_vq_enter(vq);
+	if (ret)
+		return ret;
+	peer = krc_peer_get(gid, false);
+	c = peer && !IS_ERR(peer) ?
+	    krc_lmr_call(peer, msg, timeout_ms ? timeout_ms :
+			 krc_param_lmr_timeout_ms, true) : NULL;
+	if (peer && !IS_ERR(peer))
+		krc_peer_put(peer);
+	krc_node_leave();
+	if (!c)
+		return -EHOSTUNREACH;
+	ret = krc_lmr_wait(c);
+	if (!ret && c->rep.status)
+		ret = -c->rep.status;
+	krc_lmr_call_put(c);
+	return ret;
+}
+
 /*
- * A memset at the owner: the rights and the range are checked here first
- * (the process's own copy of them, from the owner's answer), and again by
- * the owner.
+ * The checks of a memset or copy on the process's own copy of a region
+ * (from the owner's answer), done again by the owner: 0, -EACCES without
+ * @right, -ERANGE past its end.
  */
+static int krc_lmr_op_ok(const struct krc_lmr_handle *h, u32 right, u64 off,
+			 u64 len)
+{
+	if (!(h->access & right))
+		return -EACCES;
+	if (off > h->length || len > h->length - off)
+		return -ERANGE;
+	return 0;
+}
+
+/* A memset at the owner. */
 long krc_ioc_lmr_set(struct krc_vqueue *vq, void __user *uarg)
 {
 	struct krc_ctrl_msg msg = { .type = KRC_MSG_MEM_SET };
 	struct krcore_lmr_set st;
 	struct krc_lmr_handle *h;
-	struct krc_lmr_call *c;
-	struct krc_peer *peer;
 	u8 owner[16];
-	int ret;
+	int ret = 0;
 
 	if (!vq->proc || current->mm != vq->mm)
 		return -EACCES;
@@ -444,13 +482,8 @@ long krc_ioc_lmr_set(struct krc_vqueue *vq, void __user *uarg)
 		memcpy(owner, h->gid, 16);
 		msg.dst_incarnation = h->owner_inc;
 		msg.region = h->region;
-		if (!(h->access & KRCORE_ACCESS_REMOTE_WRITE))
-			ret = -EACCES;
-		else if (st.offset > h->length ||
-			 st.length > h->length - st.offset)
-			ret = -ERANGE;
-		else
-			ret = 0;
+		ret = krc_lmr_op_ok(h, KRCORE_ACCESS_REMOTE_WRITE, st.offset,
+				    st.length);
 	}
 	xa_unlock(&vq->proc->lmrs);
 	if (!h)
@@ -460,23 +493,49 @@ long krc_ioc_lmr_set(struct krc_vqueue *vq, void __user *uarg)
 	msg.addr = st.offset;
 	msg.length = st.length;
 	msg.access = st.value;
-	ret = krc_vq_enter(vq);
+	return krc_lmr_op(vq, owner, &msg, st.timeout_ms);
+}
+
+/* A copy at the owner, between two regions of this process there. */
+long krc_ioc_lmr_copy(struct krc_vqueue *vq, void __user *uarg)
+{
+	struct krc_ctrl_msg msg = { .type = KRC_MSG_MEM_COPY };
+	struct krc_lmr_handle *d, *s;
+	struct krcore_lmr_copy cp;
+	u8 owner[16];
+	int ret = 0;
+
+	if (!vq->proc || current->mm != vq->mm)
+		return -EACCES;
+	if (copy_from_user(&cp, uarg, sizeof(cp)))
+		return -EFAULT;
+	if (cp.reserved || !cp.length)
+		return -EINVAL;
+	xa_lock(&vq->proc->lmrs);
+	d = xa_load(&vq->proc->lmrs, cp.dst_handle);
+	s = xa_load(&vq->proc->lmrs, cp.src_handle);
+	if (d && s) {
+		memcpy(owner, d->gid, 16);
+		msg.dst_incarnation = d->owner_inc;
+		msg.region = d->region;
+		msg.src_region = s->region;
+		if (memcmp(d->gid, s->gid, 16) || d->owner_inc != s->owner_inc)
+			ret = -EXDEV;	/* not yet: two owners */
+		else
+			ret = krc_lmr_op_ok(d, KRCORE_ACCESS_REMOTE_WRITE,
+					    cp.dst_offset, cp.length) ?:
+			      krc_lmr_op_ok(s, KRCORE_ACCESS_REMOTE_READ,
+					    cp.src_offset, cp.length);
+	}
+	xa_unlock(&vq->proc->lmrs);
+	if (!d || !s)
+		return -ENOENT;
 	if (ret)
 		return ret;
-	peer = krc_peer_get(owner, false);
-	c = peer && !IS_ERR(peer) ?
-	    krc_lmr_call(peer, &msg, st.timeout_ms ? st.timeout_ms :
-			 krc_param_lmr_timeout_ms, true) : NULL;
-	if (peer && !IS_ERR(peer))
-		krc_peer_put(peer);
-	krc_node_leave();
-	if (!c)
-		return -EHOSTUNREACH;
-	ret = krc_lmr_wait(c);
-	if (!ret && c->rep.status)
-		ret = -c->rep.status;
-	krc_lmr_call_put(c);
-	return ret;
+	msg.addr = cp.dst_offset;
+	msg.src_off = cp.src_offset;
+	msg.length = cp.length;
+	return krc_lmr_op(vq, owner, &msg, cp.timeout_ms);
 }
 
 u32 krc_lmr_count(struct krc_proc *proc)

@@ -17,11 +17,13 @@
  * allocated it may free it; a retransmitted MEM_ALLOC (same holder,
  * incarnation and req_id) gets the same answer, never a second region.
  * A MEM_SET (a memset of any byte value over any range of a region the
- * holder may write) is done by this CPU on krc_wq, nothing but the
- * request crossing the network; it holds a reference on the region, so a
- * free meanwhile revokes the key at once and frees the pages after it.
- * The last KRC_LMR_SETS sets of a region are remembered: a retransmitted
- * one is answered, never done twice.
+ * holder may write) and a MEM_COPY (memmove from a region the holder may
+ * read to one it may write, both here) are done by this CPU on krc_wq,
+ * nothing but the request crossing the network; each holds a reference
+ * on its regions, so a free meanwhile revokes the key at once and frees
+ * the pages after it. The last KRC_LMR_SETS of them into a region are
+ * remembered: a retransmitted one is answered, never done twice (a copy
+ * between overlapping ranges done twice would not be the same).
  *
  * Regions are freed by their holder (MEM_FREE), when the holder's
  * incarnation is gone (its GOODBYE, or a card of a new one: the conn
@@ -44,7 +46,7 @@
 #define KRC_LMR_IOVA_SHIFT	40
 #define KRC_LMR_ID_MAX		0xffffffU
 
-/* The last MEM_SETs of a region, for their retransmissions. */
+/* The last MEM_SETs and MEM_COPYs into a region, for retransmissions. */
 #define KRC_LMR_SETS		8
 
 struct krc_lmr_region {
@@ -68,10 +70,12 @@ struct krc_lmr_region {
 	u32 set_next;
 };
 
-/* A MEM_SET, done by the CPU on krc_wq. */
+/* A MEM_SET or MEM_COPY, done by the CPU on krc_wq. */
 struct krc_lmr_set_job {
 	struct work_struct work;
-	struct krc_lmr_region *r;	/* a reference */
+	struct krc_lmr_region *r;	/* a reference (the destination) */
+	struct krc_lmr_region *src;	/* COPY: a reference, else NULL */
+	u64 src_off;
 	struct krc_peer *peer;		/* the holder's, a reference */
 	u64 req_id;
 	u64 off;
@@ -118,27 +122,39 @@ static int krc_lmr_ib_access(u32 access)
 	return ib;
 }
 
+static void krc_lmrh_fill(struct krc_ctrl_msg *msg, u8 type, u64 req_id,
+			  int status, const struct krc_lmr_region *r,
+			  u32 region)
+{
+	memset(msg, 0, sizeof(*msg));
+	msg->type = type;
+	msg->req_id = req_id;
+	msg->status = -status;
+	msg->region = region;
+	if (r && !status) {
+		msg->region = r->id;
+		msg->access = r->access;
+		msg->rkey = r->mem.mr->rkey;
+		msg->length = r->length;
+		msg->addr = r->mem.mr->iova;
+	}
+}
+
+static void krc_lmrh_send(struct krc_peer *peer, struct krc_ctrl_msg *msg)
+{
+	msg->card = krc_node.card;
+	if (krc_peer_send(peer, msg))
+		pr_warn_ratelimited("krcore: remote memory answer not sent\n");
+}
+
 static void krc_lmrh_reply(struct krc_peer *peer, u8 type, u64 req_id,
 			   int status, const struct krc_lmr_region *r,
 			   u32 region)
 {
-	struct krc_ctrl_msg msg = {
-		.type = type,
-		.req_id = req_id,
-		.status = -status,
-		.region = region,
-	};
+	struct krc_ctrl_msg msg;
 
-	msg.card = krc_node.card;
-	if (r && !status) {
-		msg.region = r->id;
-		msg.access = r->access;
-		msg.rkey = r->mem.mr->rkey;
-		msg.length = r->length;
-		msg.addr = r->mem.mr->iova;
-	}
-	if (krc_peer_send(peer, &msg))
-		pr_warn_ratelimited("krcore: remote memory answer not sent\n");
+	krc_lmrh_fill(&msg, type, req_id, status, r, region);
+	krc_lmrh_send(peer, &msg);
 }
 
 static void krc_lmrh_release(struct kref *ref)
@@ -221,11 +237,9 @@ static void krc_lmrh_alloc_work(struct work_struct *work)
 	struct krc_lmr_region *r = container_of(work, struct krc_lmr_region,
 						work);
 	struct krc_peer *peer = r->peer;
+	struct krc_ctrl_msg rep;
 	int ret = -ENODEV;
 
-	/* Fault injection: a slow allocation (the holder sends it again). */
-	if (READ_ONCE(krc_fault_lmr_alloc_delay_ms) > 0)
-		msleep(min_t(int, krc_fault_lmr_alloc_delay_ms, 10000));
 	if (READ_ONCE(krc_lmrh.running))
 		ret = krc_kmem_alloc(&r->mem, r->length,
 				     krc_lmr_ib_access(r->access),
@@ -258,8 +272,15 @@ static void krc_lmrh_alloc_work(struct work_struct *work)
 	}
 	r->ready = true;
 	krc_event(KRC_EV_LMR_ALLOCS);
-	krc_lmrh_reply(peer, KRC_MSG_MEM_ALLOC_REP, r->req_id, 0, r, 0);
+	krc_lmrh_fill(&rep, KRC_MSG_MEM_ALLOC_REP, r->req_id, 0, r, 0);
 	mutex_unlock(&krc_lmrh.lock);
+	/*
+	 * Fault injection: a late answer. The holder's copies of the ALLOC
+	 * meanwhile find the region ready and are answered first.
+	 */
+	if (READ_ONCE(krc_fault_lmr_alloc_delay_ms) > 0)
+		msleep(min_t(int, krc_fault_lmr_alloc_delay_ms, 10000));
+	krc_lmrh_send(peer, &rep);
 	krc_peer_put(peer);
 }
 
@@ -319,9 +340,11 @@ static void krc_lmrh_on_alloc(struct krc_peer *peer,
 	r = krc_lmrh_find_req(m);
 	if (r) {
 		/* A retransmission: the same answer, or one to come. */
-		if (r->ready)
+		if (r->ready) {
+			krc_event(KRC_EV_LMR_ALLOC_COPIES);
 			krc_lmrh_reply(peer, KRC_MSG_MEM_ALLOC_REP, m->req_id,
 				       0, r, 0);
+		}
 		mutex_unlock(&krc_lmrh.lock);
 		return;
 	}
@@ -409,46 +432,71 @@ static void krc_lmrh_on_free(struct krc_peer *peer,
 		       m->region);
 }
 
-static void krc_lmrh_set_work(struct work_struct *work)
+static void krc_lmrh_op_work(struct work_struct *work)
 {
 	struct krc_lmr_set_job *j = container_of(work, struct krc_lmr_set_job,
 						 work);
 	struct krc_lmr_region *r = j->r;
 	u32 i;
 
-	krc_kmem_set(&r->mem, j->off, j->len, j->value);
+	if (j->src)
+		krc_kmem_copy(&r->mem, j->off, &j->src->mem, j->src_off,
+			      j->len);
+	else
+		krc_kmem_set(&r->mem, j->off, j->len, j->value);
 	mutex_lock(&krc_lmrh.lock);
 	for (i = 0; i < KRC_LMR_SETS; i++)
 		if (r->sets[i].req_id == j->req_id)
 			r->sets[i].status = 0;
 	mutex_unlock(&krc_lmrh.lock);
-	krc_event(KRC_EV_LMR_SETS);
-	krc_lmrh_reply(j->peer, KRC_MSG_MEM_SET_REP, j->req_id, 0, NULL,
-		       r->id);
+	krc_event(j->src ? KRC_EV_LMR_COPIES : KRC_EV_LMR_SETS);
+	krc_lmrh_reply(j->peer, j->src ? KRC_MSG_MEM_COPY_REP :
+		       KRC_MSG_MEM_SET_REP, j->req_id, 0, NULL, r->id);
+	if (j->src)
+		kref_put(&j->src->ref, krc_lmrh_release);
 	kref_put(&r->ref, krc_lmrh_release);
 	krc_peer_put(j->peer);
 	kfree(j);
 }
 
-/*
- * Whether @m's holder may set its range of @r: 0, or why not; a SET seen
- * before gets its earlier answer (*dup: 0 done, -EINPROGRESS running).
- */
-static int krc_lmrh_set_check(struct krc_lmr_region *r,
-			      const struct krc_ctrl_msg *m, int *dup)
+static struct krc_lmr_region *krc_lmrh_find(u32 id)
 {
-	u32 i;
+	struct krc_lmr_region *r;
 
+	list_for_each_entry(r, &krc_lmrh.regions, node)
+		if (r->id == id)
+			return r;
+	return NULL;
+}
+
+/*
+ * May @m's holder use @r with @right over [@off, @off + @len)? 0, or why
+ * not (both below 2^40: no overflow).
+ */
+static int krc_lmrh_op_check(struct krc_lmr_region *r,
+			     const struct krc_ctrl_msg *m, u32 right, u64 off,
+			     u64 len)
+{
+	if (!r)
+		return -ENOENT;
 	if (memcmp(r->holder, m->card.gid, 16) ||
 	    r->holder_inc != m->card.incarnation)
 		return -EPERM;
 	if (!r->ready)
 		return -EBUSY;
-	if (!(r->access & KRCORE_ACCESS_REMOTE_WRITE))
+	if (!(r->access & right))
 		return -EACCES;
-	/* both below 2^40: no overflow */
-	if (m->addr + m->length > r->length)
+	if (off + len > r->length)
 		return -ERANGE;
+	return 0;
+}
+
+/* A SET or COPY seen before gets its earlier answer: 1, *dup set. */
+static int krc_lmrh_op_dup(struct krc_lmr_region *r,
+			   const struct krc_ctrl_msg *m, int *dup)
+{
+	u32 i;
+
 	for (i = 0; i < KRC_LMR_SETS; i++) {
 		if (r->sets[i].req_id == m->req_id) {
 			*dup = r->sets[i].status;
@@ -458,12 +506,19 @@ static int krc_lmrh_set_check(struct krc_lmr_region *r,
 	return 0;
 }
 
-static void krc_lmrh_on_set(struct krc_peer *peer,
-			    const struct krc_ctrl_msg *m)
+/*
+ * MEM_SET and MEM_COPY: checked here, done by this CPU on krc_wq. A copy
+ * moves bytes between two regions of the same holder on this node (or
+ * inside one), as memmove.
+ */
+static void krc_lmrh_on_op(struct krc_peer *peer,
+			   const struct krc_ctrl_msg *m)
 {
-	struct krc_lmr_region *r, *found = NULL;
+	bool copy = m->type == KRC_MSG_MEM_COPY;
+	u8 rep = copy ? KRC_MSG_MEM_COPY_REP : KRC_MSG_MEM_SET_REP;
+	struct krc_lmr_region *r, *src = NULL;
 	struct krc_lmr_set_job *j = NULL;
-	int ret = -ENOENT, dup = 0;
+	int ret, dup = 0;
 
 	if (m->dst_incarnation &&
 	    m->dst_incarnation != krc_node.card.incarnation) {
@@ -471,15 +526,15 @@ static void krc_lmrh_on_set(struct krc_peer *peer,
 		goto answer;
 	}
 	mutex_lock(&krc_lmrh.lock);
-	list_for_each_entry(r, &krc_lmrh.regions, node) {
-		if (r->id == m->region) {
-			found = r;
-			break;
-		}
+	r = krc_lmrh_find(m->region);
+	ret = krc_lmrh_op_check(r, m, KRCORE_ACCESS_REMOTE_WRITE, m->addr,
+				m->length);
+	if (!ret && copy) {
+		src = krc_lmrh_find(m->src_region);
+		ret = krc_lmrh_op_check(src, m, KRCORE_ACCESS_REMOTE_READ,
+					m->src_off, m->length);
 	}
-	if (found)
-		ret = krc_lmrh_set_check(found, m, &dup);
-	if (ret == 1) {
+	if (!ret && krc_lmrh_op_dup(r, m, &dup)) {
 		mutex_unlock(&krc_lmrh.lock);
 		if (dup == -EINPROGRESS)
 			return;		/* its answer comes when it is done */
@@ -495,34 +550,38 @@ static void krc_lmrh_on_set(struct krc_peer *peer,
 		mutex_unlock(&krc_lmrh.lock);
 		goto answer;
 	}
-	found->sets[found->set_next].req_id = m->req_id;
-	found->sets[found->set_next].status = -EINPROGRESS;
-	found->set_next = (found->set_next + 1) % KRC_LMR_SETS;
-	kref_get(&found->ref);
-	j->r = found;
+	r->sets[r->set_next].req_id = m->req_id;
+	r->sets[r->set_next].status = -EINPROGRESS;
+	r->set_next = (r->set_next + 1) % KRC_LMR_SETS;
+	kref_get(&r->ref);
+	j->r = r;
+	if (src) {
+		kref_get(&src->ref);
+		j->src = src;
+		j->src_off = m->src_off;
+	}
 	kref_get(&peer->ref);
 	j->peer = peer;
 	j->req_id = m->req_id;
 	j->off = m->addr;
 	j->len = m->length;
 	j->value = m->access;
-	INIT_WORK(&j->work, krc_lmrh_set_work);
+	INIT_WORK(&j->work, krc_lmrh_op_work);
 	queue_work(krc_wq, &j->work);
 	mutex_unlock(&krc_lmrh.lock);
 	return;
 answer:
 	krc_event(KRC_EV_LMR_SET_REFUSED);
-	krc_lmrh_reply(peer, KRC_MSG_MEM_SET_REP, m->req_id, ret, NULL,
-		       m->region);
+	krc_lmrh_reply(peer, rep, m->req_id, ret, NULL, m->region);
 }
 
-/* MEM_ALLOC, MEM_FREE, MEM_SET (the conn layer's mem_msg, via lmr.c). */
+/* MEM_ALLOC, _FREE, _SET, _COPY (the conn layer's mem_msg, via lmr.c). */
 void krc_lmrh_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg)
 {
 	if (msg->type == KRC_MSG_MEM_ALLOC)
 		krc_lmrh_on_alloc(peer, msg);
-	else if (msg->type == KRC_MSG_MEM_SET)
-		krc_lmrh_on_set(peer, msg);
+	else if (msg->type == KRC_MSG_MEM_SET || msg->type == KRC_MSG_MEM_COPY)
+		krc_lmrh_on_op(peer, msg);
 	else
 		krc_lmrh_on_free(peer, msg);
 }

@@ -328,6 +328,8 @@ static void do_static(void)
 	SIZE(krcore_lmr_free, 8);
 	IOC(KRCORE_IOC_LMR_SET, 0x13, krcore_lmr_set);
 	SIZE(krcore_lmr_set, 32);
+	IOC(KRCORE_IOC_LMR_COPY, 0x14, krcore_lmr_copy);
+	SIZE(krcore_lmr_copy, 40);
 	check(KRCORE_MEMBERS_POLL_MS == 20 &&
 	      KRCORE_MEMBERS_MAX_WAIT_MS == 60000,
 	      "MEMBERS: polls every 20 ms, waits 60 s at most", "%d %d",

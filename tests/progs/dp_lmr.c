@@ -11,6 +11,10 @@
  *   dp_lmr ADDR set      memset at the owner: a whole region to one byte,
  *                        a range inside to another, exact edges; ERANGE,
  *                        EACCES (READ-only), EINVAL, ENOENT
+ *   dp_lmr ADDR copy OTHER  copies at the owner between two regions and
+ *                        inside one (overlapping both ways, across chunks),
+ *                        checked against memmove; EACCES, ERANGE, EINVAL,
+ *                        ENOENT, and EXDEV with a region on OTHER
  *   dp_lmr ADDR rights   a READ-only region: a WRITE and an atomic with its
  *                        rkey fail at the owner's RNIC and change nothing
  *   dp_lmr ADDR pool MIB the owner's pool is MIB MiB: MIB/2 fits, MIB does
@@ -63,6 +67,17 @@ static int lmr_set(uint32_t handle, uint32_t value, uint64_t off, uint64_t len)
 	};
 
 	return ioctl(krc_vq_fd(vq), KRCORE_IOC_LMR_SET, &st) < 0 ? -errno : 0;
+}
+
+static int lmr_copy(uint32_t dst, uint64_t doff, uint32_t src, uint64_t soff,
+		    uint64_t len)
+{
+	struct krcore_lmr_copy cp = {
+		.dst_handle = dst, .src_handle = src, .dst_offset = doff,
+		.src_offset = soff, .length = len, .timeout_ms = 30000,
+	};
+
+	return ioctl(krc_vq_fd(vq), KRCORE_IOC_LMR_COPY, &cp) < 0 ? -errno : 0;
 }
 
 static int op(uint8_t opcode, void *local, uint32_t lkey, uint32_t len,
@@ -272,6 +287,95 @@ static int do_set(void)
 	return dp_status();
 }
 
+/* Read all of region @a (@len bytes) and compare it with @model. */
+static void same(const char *what, const struct krcore_lmr_alloc *a,
+		 uint8_t *buf, uint32_t lkey, const uint8_t *model, uint64_t len)
+{
+	uint64_t i;
+	uint32_t st;
+
+	uint64_t at, n;
+
+	/* in READs of 1 MiB: a longer one is slow on the testbed */
+	memset(buf, 0xee, len);
+	st = 0;
+	for (at = 0; at < len && !st; at += n) {
+		n = len - at < MIB ? len - at : MIB;
+		st = op(KRCORE_WR_READ, buf + at, lkey, (uint32_t)n,
+			a->addr + at, a->rkey, 0, 0);
+	}
+	for (i = 0; i < len && buf[i] == model[i]; i++)
+		;
+	if (st || i != len)
+		FAIL("copy: %s: status %u, byte %llu is %#x, expected %#x", what,
+		     st, (unsigned long long)i, i < len ? buf[i] : 0,
+		     i < len ? model[i] : 0);
+}
+
+static int do_copy(const char *other)
+{
+	const uint32_t rw = KRCORE_ACCESS_REMOTE_READ | KRCORE_ACCESS_REMOTE_WRITE;
+	const uint64_t la = 3 * MIB + 5, lb = MIB + 3;
+	struct krcore_lmr_alloc a = must_alloc(la, rw), b = must_alloc(lb, rw);
+	struct krcore_lmr_alloc r = must_alloc(8192, KRCORE_ACCESS_REMOTE_READ);
+	struct krcore_lmr_alloc x;
+	uint8_t *ma = tp_xalloc(la), *mb = tp_xalloc(lb);
+	struct krc_mr m;
+	uint8_t *buf = dp_reg(vq, 4 * MIB, &m), keep[16];
+	uint64_t i;
+	uint32_t st;
+
+	if (!buf)
+		return 1;
+	for (i = 0; i < la; i++)
+		ma[i] = (uint8_t)(i * 131 + 7 + (i >> 16));
+	memset(mb, 0, lb);
+	memcpy(buf, ma, la);
+	st = op(KRCORE_WR_WRITE, buf, m.lkey, (uint32_t)MIB, a.addr, a.rkey, 0, 0);
+	st |= op(KRCORE_WR_WRITE, buf + MIB, m.lkey, (uint32_t)MIB, a.addr + MIB, a.rkey, 0, 0);
+	st |= op(KRCORE_WR_WRITE, buf + 2 * MIB, m.lkey, (uint32_t)(la - 2 * MIB),
+		 a.addr + 2 * MIB, a.rkey, 0, 0);
+	if (st)
+		FAIL("copy: WRITE of the pattern: %s", krc_wc_status_str(st));
+	/* region to region */
+	expect(lmr_copy(b.handle, 3, a.handle, 100, MIB), 0, "copy: A to B");
+	memcpy(mb + 3, ma + 100, MIB);
+	same("A to B", &b, buf, m.lkey, mb, lb);
+	/* inside A, overlapping, forward then backward, across chunks */
+	expect(lmr_copy(a.handle, 1000, a.handle, 0, 2 * MIB + 5000), 0,
+	       "copy: inside A, to a higher address");
+	memmove(ma + 1000, ma, 2 * MIB + 5000);
+	same("inside A, up", &a, buf, m.lkey, ma, la);
+	expect(lmr_copy(a.handle, 10, a.handle, 5000, 2 * MIB), 0,
+	       "copy: inside A, to a lower address");
+	memmove(ma + 10, ma + 5000, 2 * MIB);
+	same("inside A, down", &a, buf, m.lkey, ma, la);
+	/* from a READ-only region */
+	expect(lmr_copy(a.handle, la - 8192, r.handle, 0, 8192), 0,
+	       "copy: from a READ-only region");
+	memset(ma + la - 8192, 0, 8192);
+	same("from R", &a, buf, m.lkey, ma, la);
+	printf(TAG ": copy: A to B, inside A both ways across chunks, from R: as memmove\n");
+	expect(lmr_copy(r.handle, 0, a.handle, 0, 8), -EACCES, "copy: into R");
+	expect(lmr_copy(b.handle, lb - 7, a.handle, 0, 8), -ERANGE, "copy: past B's end");
+	expect(lmr_copy(b.handle, 0, a.handle, la - 7, 8), -ERANGE, "copy: from past A's end");
+	expect(lmr_copy(b.handle, 0, a.handle, 1ULL << 62, 8), -ERANGE, "copy: far past");
+	expect(lmr_copy(b.handle, 0, a.handle, 0, 0), -EINVAL, "copy: length 0");
+	expect(lmr_copy(b.handle, 0, 777, 0, 8), -ENOENT, "copy: no such source");
+	memcpy(keep, owner, 16);
+	if (krc_gid_parse(other, owner))
+		tp_die("bad address %s", other);
+	x = must_alloc(4096, rw);
+	memcpy(owner, keep, 16);
+	expect(lmr_copy(a.handle, 0, x.handle, 0, 8), -EXDEV, "copy: from another node");
+	same("after the refused ones", &a, buf, m.lkey, ma, la);
+	if (lmr_free(a.handle) || lmr_free(b.handle) || lmr_free(r.handle) ||
+	    lmr_free(x.handle))
+		FAIL("copy: free: %s", strerror(errno));
+	printf(TAG ": copy: EACCES, ERANGE, EINVAL, ENOENT, EXDEV as they should be\n");
+	return dp_status();
+}
+
 static int do_rights(void)
 {
 	struct krcore_lmr_alloc a = must_alloc(4096, KRCORE_ACCESS_REMOTE_READ);
@@ -377,7 +481,8 @@ static int do_args(const char *self)
 
 int main(int argc, char **argv)
 {
-	const char *usage = "dp_lmr ADDR rw|big MIB|set|rights|pool MIB|hold N|args SELF";
+	const char *usage =
+		"dp_lmr ADDR rw|big MIB|set|copy OTHER|rights|pool MIB|hold N|args SELF";
 	struct krcore_qconnect qc;
 	const char *path;
 
@@ -409,5 +514,7 @@ int main(int argc, char **argv)
 		return do_hold((unsigned int)strtoul(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[2], "args"))
 		return do_args(argv[3]);
+	if (argc == 4 && !strcmp(argv[2], "copy"))
+		return do_copy(argv[3]);
 	return dp_usage(usage);
 }

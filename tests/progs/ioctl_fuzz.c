@@ -49,7 +49,7 @@ enum op {
 	OP_OPEN, OP_CLOSE, OP_QCONNECT, OP_REG, OP_DEREG, OP_PUSH, OP_MAP,
 	OP_SCRIBBLE, OP_POP, OP_WAIT, OP_BIND, OP_LOOKUP, OP_PROBE, OP_INFO,
 	OP_RANDOM, OP_FORK, OP_MUNMAP, OP_FLOW_WAIT, OP_CONSUMED, OP_MEMBERS,
-	OP_LMR_ALLOC, OP_LMR_FREE, OP_LMR_SET,
+	OP_LMR_ALLOC, OP_LMR_FREE, OP_LMR_SET, OP_LMR_COPY,
 	OP_NR
 };
 
@@ -57,7 +57,7 @@ static const char * const op_names[OP_NR] = {
 	"open", "close", "qconnect", "reg_mr", "dereg_mr", "qpush", "mmap",
 	"scribble", "qpop", "qwait", "qbind", "lookup", "probe", "info",
 	"random_cmd", "fork", "munmap", "flow_wait", "qconsumed", "members",
-	"lmr_alloc", "lmr_free", "lmr_set",
+	"lmr_alloc", "lmr_free", "lmr_set", "lmr_copy",
 };
 
 /* Shared by every worker (MAP_SHARED): calls and errnos per operation. */
@@ -574,6 +574,24 @@ static void do_lmr_set(void)
 				arg_ptr(&ls, sizeof(ls))));
 }
 
+/* A copy at the owner: any two handles, offsets, length, timeout. */
+static void do_lmr_copy(void)
+{
+	struct krcore_lmr_copy cp = {
+		.dst_handle = pick(4) ? pick(8) : any_u32(),
+		.src_handle = pick(4) ? pick(8) : any_u32(),
+		.dst_offset = pick(2) ? pick(1 << 20) : any_u64(),
+		.src_offset = pick(2) ? pick(1 << 20) : any_u64(),
+		.length = pick(2) ? 1 + pick(1 << 20) : any_u64(),
+		.timeout_ms = pick(3) ? 0 : pick(300),
+	};
+
+	if (!pick(10))
+		cp.reserved = any_u32();
+	count(OP_LMR_COPY, ioctl(rvq(), KRCORE_IOC_LMR_COPY,
+				 arg_ptr(&cp, sizeof(cp))));
+}
+
 /* "I consumed": on any VQ, after any consumer index (scribble sets it). */
 static void do_consumed(void)
 {
@@ -755,6 +773,9 @@ static void worker(uint64_t seed)
 			break;
 		case OP_LMR_SET:
 			do_lmr_set();
+			break;
+		case OP_LMR_COPY:
+			do_lmr_copy();
 			break;
 		default:
 			do_push();

@@ -24,6 +24,7 @@ static const u8 all_types[] = {
 	KRC_MSG_FLOW_ASK, KRC_MSG_FLOW_GRANT,
 	KRC_MSG_MEM_ALLOC, KRC_MSG_MEM_ALLOC_REP, KRC_MSG_MEM_FREE,
 	KRC_MSG_MEM_FREE_REP, KRC_MSG_MEM_SET, KRC_MSG_MEM_SET_REP,
+	KRC_MSG_MEM_COPY, KRC_MSG_MEM_COPY_REP,
 	KRC_MSG_META_REGISTER, KRC_MSG_META_DEREGISTER, KRC_MSG_META_REPLY,
 };
 
@@ -142,6 +143,18 @@ static struct krc_ctrl_msg sample_msg(u8 type)
 		m.status = ERANGE;
 		m.region = 3;
 		break;
+	case KRC_MSG_MEM_COPY:
+		m.dst_incarnation = 0x0badc0ffee0ddf00ULL;
+		m.region = 3;
+		m.addr = 1ULL << 39;
+		m.length = 12345;
+		m.src_off = (1ULL << 40) - 1;
+		m.src_region = 0xffffff;
+		break;
+	case KRC_MSG_MEM_COPY_REP:
+		m.status = EACCES;
+		m.region = 3;
+		break;
 	default:	/* GOODBYE, META_REGISTER, META_DEREGISTER: the card */
 		break;
 	}
@@ -168,7 +181,8 @@ static bool msg_equal(const struct krc_ctrl_msg *a, const struct krc_ctrl_msg *b
 	       a->want == b->want && a->count == b->count &&
 	       a->access == b->access && a->rkey == b->rkey &&
 	       a->length == b->length && a->addr == b->addr &&
-	       a->region == b->region &&
+	       a->region == b->region && a->src_off == b->src_off &&
+	       a->src_region == b->src_region &&
 	       !memcmp(a->mac, b->mac, sizeof(a->mac)) &&
 	       !memcmp(a->ctrl_mac, b->ctrl_mac, sizeof(a->ctrl_mac));
 }
@@ -499,6 +513,34 @@ static void test_msg_mem(void **state)
 	assert_int_equal(reencode(&m), 0);
 	m.length = 1;
 	assert_int_equal(reencode(&m), -EBADMSG);
+
+	/* COPY: the source's offset at 88, its region at 116 */
+	m = sample_msg(KRC_MSG_MEM_COPY);
+	krc_msg_encode(&m, buf);
+	assert_int_equal(krc_get_le64(buf + 88), (1ULL << 40) - 1);
+	assert_int_equal(krc_get_le64(buf + 96), 12345);
+	assert_int_equal(krc_get_le64(buf + 104), 1ULL << 39);
+	assert_int_equal(krc_get_le32(buf + 112), 3);
+	assert_int_equal(krc_get_le32(buf + 116), 0xffffff);
+	assert_int_equal(krc_msg_decode(buf, sizeof(buf), &d), 0);
+	assert_true(msg_equal(&m, &d));
+	assert_int_equal(d.slot, 0);
+	m.src_region = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_COPY);
+	m.src_off = KRC_LMR_MAX_LEN + 1;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_COPY);
+	m.length = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_COPY);
+	m.region = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_COPY_REP);
+	assert_int_equal(reencode(&m), 0);
+	krc_msg_encode(&m, buf);
+	buf[116] = 1;
+	expect_msg_err(buf, sizeof(buf), -EBADMSG);
 }
 
 static void test_msg_type_name(void **state)
@@ -508,7 +550,7 @@ static void test_msg_type_name(void **state)
 		"rtu_ack", "goodbye", "close_req", "close_rep", "flow_ask",
 		"flow_grant", "mem_alloc", "mem_alloc_rep", "mem_free",
 		"mem_free_rep", "?", "meta_register", "meta_deregister", "meta_reply",
-		"mem_set", "mem_set_rep", "?",
+		"mem_set", "mem_set_rep", "mem_copy", "mem_copy_rep", "?",
 	};
 	unsigned int t;
 
@@ -771,7 +813,7 @@ static void test_msg_rejects_fields(void **state)
 		if (t == KRC_MSG_CONNECT_NAK || t == KRC_MSG_META_REPLY ||
 		    t == KRC_MSG_CLOSE_REP || t == KRC_MSG_FLOW_GRANT ||
 		    t == KRC_MSG_MEM_ALLOC_REP || t == KRC_MSG_MEM_FREE_REP ||
-		    t == KRC_MSG_MEM_SET_REP)
+		    t == KRC_MSG_MEM_SET_REP || t == KRC_MSG_MEM_COPY_REP)
 			continue;
 		m = sample_msg(t);
 		assert_int_equal(reencode(&m), 0);
