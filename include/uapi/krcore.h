@@ -396,8 +396,9 @@ struct krcore_dereg_mr {
  * other memory. When the owner reloads, its regions are gone with it.
  *
  * @timeout_ms bounds the wait for the owner's answer (0: module parameter
- * lmr_timeout_ms). Errors: EINVAL (@length 0 or above KRCORE_LMR_MAX_LEN,
- * @access 0 or other bits, reserved not 0), EOPNOTSUPP (@gid is this node),
+ * lmr_timeout_ms; at most KRCORE_LMR_MAX_WAIT_MS, for every LMR call).
+ * Errors: EINVAL (@length 0 or above KRCORE_LMR_MAX_LEN, @access 0 or
+ * other bits, @timeout_ms too long, reserved not 0), EOPNOTSUPP (@gid is this node),
  * EMFILE (the process holds lmr_max_per_proc regions), ENOSPC (the owner's
  * pool cannot take @length more bytes), ENOMEM (the owner could not
  * allocate or register them), EHOSTUNREACH (no card for @gid), ETIMEDOUT
@@ -429,6 +430,7 @@ struct krcore_dereg_mr {
  * EXDEV for regions on two nodes (not yet).
  */
 #define KRCORE_LMR_MAX_LEN	(1ULL << 40)
+#define KRCORE_LMR_MAX_WAIT_MS	60000	/* timeout_ms at most (EINVAL) */
 
 struct krcore_lmr_alloc {
 	__u8  gid[16];		/* in: the owner node */

@@ -34,6 +34,7 @@
 
 struct krc_lmr_call {
 	struct list_head node;		/* krc_lmrc.calls, until answered */
+	struct list_head gone;		/* off the list, ended by a worker */
 	refcount_t ref;			/* the list's, the waiter's */
 	struct krc_peer *peer;		/* the owner (a reference) */
 	struct krc_ctrl_msg msg;	/* what is sent */
@@ -137,12 +138,13 @@ static void krc_lmr_resend_work(struct work_struct *work)
 	struct krc_lmr_call *c, *tmp;
 	unsigned long now = jiffies, next = now + HZ;
 	LIST_HEAD(late);
-	LIST_HEAD(due);
 
 	mutex_lock(&krc_lmrc.lock);
 	list_for_each_entry_safe(c, tmp, &krc_lmrc.calls, node) {
 		if (time_after_eq(now, c->deadline)) {
-			list_move_tail(&c->node, &late);
+			/* off the list here: its waiter then finds it gone */
+			list_del_init(&c->node);
+			list_add_tail(&c->gone, &late);
 			continue;
 		}
 		if (time_before(now, c->next_send)) {
@@ -161,8 +163,8 @@ static void krc_lmr_resend_work(struct work_struct *work)
 		mod_delayed_work(krc_wq, &krc_lmrc.resend_work,
 				 max_t(long, next - jiffies, 1));
 	mutex_unlock(&krc_lmrc.lock);
-	list_for_each_entry_safe(c, tmp, &late, node) {
-		list_del_init(&c->node);
+	list_for_each_entry_safe(c, tmp, &late, gone) {
+		list_del(&c->gone);
 		if (c->msg.type == KRC_MSG_MEM_FREE)
 			krc_event(KRC_EV_LMR_FREE_LOST);
 		complete(&c->done);
@@ -322,7 +324,8 @@ long krc_ioc_lmr_alloc(struct krc_vqueue *vq, void __user *uarg)
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
 	if (!a.length || a.length > KRCORE_LMR_MAX_LEN || a.reserved ||
-	    !a.access || (a.access & ~(u32)KRC_LMR_RIGHTS))
+	    !a.access || (a.access & ~(u32)KRC_LMR_RIGHTS) ||
+	    a.timeout_ms > KRCORE_LMR_MAX_WAIT_MS)
 		return -EINVAL;
 	if (krc_lmr_count(vq->proc) >= krc_param_lmr_max_per_proc)
 		return -EMFILE;
@@ -474,7 +477,8 @@ long krc_ioc_lmr_set(struct krc_vqueue *vq, void __user *uarg)
 		return -EACCES;
 	if (copy_from_user(&st, uarg, sizeof(st)))
 		return -EFAULT;
-	if (st.reserved || st.value > 0xff || !st.length)
+	if (st.reserved || st.value > 0xff || !st.length ||
+	    st.timeout_ms > KRCORE_LMR_MAX_WAIT_MS)
 		return -EINVAL;
 	xa_lock(&vq->proc->lmrs);
 	h = xa_load(&vq->proc->lmrs, st.handle);
@@ -509,7 +513,7 @@ long krc_ioc_lmr_copy(struct krc_vqueue *vq, void __user *uarg)
 		return -EACCES;
 	if (copy_from_user(&cp, uarg, sizeof(cp)))
 		return -EFAULT;
-	if (cp.reserved || !cp.length)
+	if (cp.reserved || !cp.length || cp.timeout_ms > KRCORE_LMR_MAX_WAIT_MS)
 		return -EINVAL;
 	xa_lock(&vq->proc->lmrs);
 	d = xa_load(&vq->proc->lmrs, cp.dst_handle);
@@ -585,11 +589,14 @@ void krc_lmr_stop(void)
 
 	mutex_lock(&krc_lmrc.lock);
 	krc_lmrc.running = false;
-	list_splice_init(&krc_lmrc.calls, &calls);
+	list_for_each_entry_safe(c, tmp, &krc_lmrc.calls, node) {
+		list_del_init(&c->node);
+		list_add_tail(&c->gone, &calls);
+	}
 	mutex_unlock(&krc_lmrc.lock);
 	cancel_delayed_work_sync(&krc_lmrc.resend_work);
-	list_for_each_entry_safe(c, tmp, &calls, node) {
-		list_del_init(&c->node);
+	list_for_each_entry_safe(c, tmp, &calls, gone) {
+		list_del(&c->gone);
 		complete(&c->done);
 		krc_lmr_call_put(c);
 	}

@@ -47,6 +47,8 @@
 #define KRC_LMR_ID_MAX		0xffffffU
 
 /* The last MEM_SETs and MEM_COPYs into a region, for retransmissions. */
+/* The ALLOCs of the last regions freed: a late copy makes no new one. */
+#define KRC_LMR_TOMBS		64
 #define KRC_LMR_SETS		8
 
 struct krc_lmr_region {
@@ -96,6 +98,12 @@ static struct {
 	struct xarray rkeys;		/* rkey -> ready region (datagrams) */
 	u64 used;			/* bytes charged */
 	u32 last_id;
+	struct {
+		u8 holder[16];
+		u64 holder_inc;
+		u64 req_id;
+	} tombs[KRC_LMR_TOMBS];
+	u32 tomb_next;
 	bool running;
 	spinlock_t gone_lock;		/* gone */
 	struct list_head gone;
@@ -182,7 +190,13 @@ static void krc_lmrh_destroy(struct krc_lmr_region *r)
 /* Off the list, the keys and the pool (krc_lmrh.lock held). */
 static void krc_lmrh_unlink(struct krc_lmr_region *r)
 {
+	u32 t = krc_lmrh.tomb_next;
+
 	lockdep_assert_held(&krc_lmrh.lock);
+	memcpy(krc_lmrh.tombs[t].holder, r->holder, 16);
+	krc_lmrh.tombs[t].holder_inc = r->holder_inc;
+	krc_lmrh.tombs[t].req_id = r->req_id;
+	krc_lmrh.tomb_next = (t + 1) % KRC_LMR_TOMBS;
 	list_del_init(&r->node);
 	if (r->ready)
 		xa_erase(&krc_lmrh.rkeys, r->mem.mr->rkey);
@@ -296,6 +310,19 @@ static struct krc_lmr_region *krc_lmrh_find_req(const struct krc_ctrl_msg *m)
 	return NULL;
 }
 
+/* Was @m's ALLOC made into a region that is freed already? */
+static bool krc_lmrh_was_freed(const struct krc_ctrl_msg *m)
+{
+	u32 i;
+
+	for (i = 0; i < KRC_LMR_TOMBS; i++)
+		if (krc_lmrh.tombs[i].req_id == m->req_id &&
+		    krc_lmrh.tombs[i].holder_inc == m->card.incarnation &&
+		    !memcmp(krc_lmrh.tombs[i].holder, m->card.gid, 16))
+			return true;
+	return false;
+}
+
 static bool krc_lmrh_id_used(u32 id)
 {
 	struct krc_lmr_region *r;
@@ -345,6 +372,11 @@ static void krc_lmrh_on_alloc(struct krc_peer *peer,
 			krc_lmrh_reply(peer, KRC_MSG_MEM_ALLOC_REP, m->req_id,
 				       0, r, 0);
 		}
+		mutex_unlock(&krc_lmrh.lock);
+		return;
+	}
+	if (krc_lmrh_was_freed(m)) {
+		/* a copy that came late: its region was made and freed */
 		mutex_unlock(&krc_lmrh.lock);
 		return;
 	}
