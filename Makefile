@@ -34,7 +34,7 @@ KRC_VERSION := $(shell sed -n 's/^\#define KRC_VERSION[[:space:]]*"\(.*\)"/\1/p'
 COMMON_SRCS := common/auth.c common/card.c common/dgram.c common/hash.c common/meta_table.c \
 	       common/proto.c common/rpc.c common/sha256.c \
 	       common/wr_check.c
-LIB_SRCS    := lib/vq.c lib/query.c lib/connect.c lib/dataplane.c lib/lmr.c \
+LIB_SRCS    := lib/vq.c lib/query.c lib/connect.c lib/dataplane.c lib/lmr.c lib/lock.c \
 	       lib/rpc_link.c lib/rpc_chan.c lib/rpc_srv.c $(COMMON_SRCS)
 LIB_OBJS    := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOLS       := $(BUILD)/bin/krctl
@@ -50,7 +50,8 @@ BENCH_SRCS  := $(filter-out $(KVS_BACKENDS),$(wildcard bench/*.c))
 BENCH_BINS  := $(BENCH_SRCS:bench/%.c=$(BUILD)/bin/%)
 RPC_EXAMPLES := $(BUILD)/bin/krc_rpc_echo $(BUILD)/bin/krc_rpc_counter \
 		$(BUILD)/bin/krc_rpc_once
-LMR_EXAMPLES := $(BUILD)/bin/krc_lmr_memset $(BUILD)/bin/krc_lmr_counter
+LMR_EXAMPLES := $(BUILD)/bin/krc_lmr_memset $(BUILD)/bin/krc_lmr_counter \
+		$(BUILD)/bin/krc_lmr_workq $(BUILD)/bin/krc_lmr_hash
 EXAMPLES    := $(BUILD)/bin/krc_example $(BUILD)/bin/readme_read8 $(RPC_EXAMPLES) \
 	       $(LMR_EXAMPLES)
 PROG_SRCS   := $(wildcard tests/progs/*.c)

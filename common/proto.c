@@ -128,7 +128,7 @@ bool krc_msg_is_flow(unsigned int type)
 bool krc_msg_is_mem(unsigned int type)
 {
 	return (type >= KRC_MSG_MEM_ALLOC && type <= KRC_MSG_MEM_FREE_REP) ||
-	       (type >= KRC_MSG_MEM_SET && type <= KRC_MSG_MEM_COPY_REP);
+	       (type >= KRC_MSG_MEM_SET && type <= KRC_MSG_MEM_UNLOCK_REP);
 }
 
 static bool rights_ok(u32 access)
@@ -171,7 +171,22 @@ static int mem_check(const struct krc_ctrl_msg *m)
 		    m->src_off > KRC_LMR_MAX_LEN || m->status)
 			return -EBADMSG;
 		return 0;
-	default:	/* FREE_REP, SET_REP, COPY_REP */
+	case KRC_MSG_MEM_LOCK:
+	case KRC_MSG_MEM_UNLOCK:
+		if (!m->region || m->access || (m->addr & 7) ||
+		    m->addr >= KRC_LMR_MAX_LEN || m->status)
+			return -EBADMSG;
+		/* an UNLOCK names its LOCK's req_id in length, a LOCK none */
+		if (m->type == KRC_MSG_MEM_LOCK)
+			return m->length ? -EBADMSG : 0;
+		return m->length ? 0 : -EBADMSG;
+	case KRC_MSG_MEM_LOCK_REP:
+		if (!m->region || m->access || (m->addr & 7) ||
+		    m->addr >= KRC_LMR_MAX_LEN || m->status > KRC_STATUS_MAX ||
+		    !m->status == !m->length)
+			return -EBADMSG;
+		return 0;
+	default:	/* FREE_REP, SET_REP, COPY_REP, UNLOCK_REP */
 		return m->region && bare && m->status <= KRC_STATUS_MAX ?
 		       0 : -EBADMSG;
 	}
@@ -237,6 +252,10 @@ static int msg_check(const struct krc_ctrl_msg *m)
 	case KRC_MSG_MEM_SET_REP:
 	case KRC_MSG_MEM_COPY:
 	case KRC_MSG_MEM_COPY_REP:
+	case KRC_MSG_MEM_LOCK:
+	case KRC_MSG_MEM_LOCK_REP:
+	case KRC_MSG_MEM_UNLOCK:
+	case KRC_MSG_MEM_UNLOCK_REP:
 		return mem_check(m);
 	case KRC_MSG_GOODBYE:
 	case KRC_MSG_META_REGISTER:
@@ -427,6 +446,14 @@ const char *krc_msg_type_name(unsigned int type)
 		return "mem_copy";
 	case KRC_MSG_MEM_COPY_REP:
 		return "mem_copy_rep";
+	case KRC_MSG_MEM_LOCK:
+		return "mem_lock";
+	case KRC_MSG_MEM_LOCK_REP:
+		return "mem_lock_rep";
+	case KRC_MSG_MEM_UNLOCK:
+		return "mem_unlock";
+	case KRC_MSG_MEM_UNLOCK_REP:
+		return "mem_unlock_rep";
 	case KRC_MSG_META_REGISTER:
 		return "meta_register";
 	case KRC_MSG_META_DEREGISTER:

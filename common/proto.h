@@ -47,6 +47,14 @@
  * the zero word, the source's offset and region:
  *   88  u64 src_off   116 u32 src_region
  * MEM_COPY_REP the destination region and a status.
+ * MEM_LOCK (a lock on the 8 bytes at offset addr of a region, 8-aligned)
+ * carries the region, its rkey (the capability: the owner checks it) and
+ * the offset; MEM_LOCK_REP the same three and either status 0
+ * with the lock's grant number in length (1, 2, ... in the order granted)
+ * or a status and length 0. MEM_UNLOCK carries the region, the rkey, the
+ * offset and in length the req_id of the MEM_LOCK it ends (its ticket: it
+ * releases the lock that call was granted, or cancels it while it waits);
+ * MEM_UNLOCK_REP the region and a status.
  *
  * The MetaServer's rdma_cm connection carries two private data blobs:
  * the member's hello (struct krc_meta_hello) in the connect request and
@@ -98,11 +106,15 @@ enum krc_msg_type {
 	KRC_MSG_MEM_SET_REP	= 20,	/* owner -> holder: region, status */
 	KRC_MSG_MEM_COPY	= 21,	/* holder -> owner: dst, src, length */
 	KRC_MSG_MEM_COPY_REP	= 22,	/* owner -> holder: region, status */
+	KRC_MSG_MEM_LOCK	= 23,	/* locker -> owner: region, rkey, offset */
+	KRC_MSG_MEM_LOCK_REP	= 24,	/* owner -> locker: granted (number), or status */
+	KRC_MSG_MEM_UNLOCK	= 25,	/* locker -> owner: region, rkey, offset, ticket */
+	KRC_MSG_MEM_UNLOCK_REP	= 26,	/* owner -> locker: region, status */
 	/* registration, member <-> MetaServer over RC SEND/RECV */
 	KRC_MSG_META_REGISTER	= 16,	/* card: publish it */
 	KRC_MSG_META_DEREGISTER	= 17,	/* card: remove it (same incarnation only) */
 	KRC_MSG_META_REPLY	= 18,	/* status, slot */
-	KRC_MSG_TYPE_MAX	= 22,
+	KRC_MSG_TYPE_MAX	= 26,
 };
 
 /* status of NAKs and replies: 0 or a positive errno value. */

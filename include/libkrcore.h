@@ -168,6 +168,46 @@ int krc_lmr_cas(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
 		uint64_t compare, uint64_t swap, uint64_t *old, uint32_t lkey);
 
 /*
+ * Locks and barriers (ABI 11, KRCORE_1.6) on words of remote memory. Any
+ * process with a region's key (a struct krc_lmr it was given: gid, addr,
+ * length, rkey) and the REMOTE_ATOMIC right may use them.
+ *
+ * krc_lock() takes the lock on the 8-aligned word at @offset, waiting up
+ * to @timeout_ms (0: the module's lmr_timeout_ms; at most 60000). The
+ * owner's kernel grants it in the order the requests arrived; @lock->grant
+ * is its number (1, 2, ...). krc_unlock() releases it. A lock is the
+ * process's: the close of its last VQ releases what it still holds, so a
+ * process killed holding one does not keep it; a node that goes away
+ * loses its locks. The word's bytes are not touched: use other words for
+ * data (e.g. a counter in the next word, read and written under the lock).
+ *
+ * A barrier is a counter word (zero at first) that @n processes meet at:
+ * krc_barrier_wait() returns when all @n have reached this round (each
+ * process's calls count its rounds), or -ETIMEDOUT after @timeout_ms (0:
+ * 10 s). @word is 8 registered bytes (@lkey) for the reads.
+ */
+struct krc_lock {
+	uint32_t handle;	/* this process's name for it */
+	uint64_t grant;		/* its grant number at the owner */
+};
+
+int krc_lock(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
+	     unsigned int timeout_ms, struct krc_lock *lock);
+int krc_unlock(struct krc_vq *vq, const struct krc_lock *lock);
+
+struct krc_barrier {
+	struct krc_lmr lmr;	/* the region of its counter */
+	uint64_t offset;	/* of the counter */
+	uint32_t n;		/* processes that meet at it */
+	uint64_t round;		/* rounds this process passed */
+};
+
+int krc_barrier_init(struct krc_barrier *b, const struct krc_lmr *lmr,
+		     uint64_t offset, unsigned int n);
+int krc_barrier_wait(struct krc_vq *vq, struct krc_barrier *b, uint64_t *word,
+		     uint32_t lkey, unsigned int timeout_ms);
+
+/*
  * Post @n work requests (struct krcore_wr, see the UAPI) in one system
  * call. Returns how many were posted; if not all, krc_errmsg() says why the
  * next one was not and krc_qpush_result() has its errno and reason. Returns

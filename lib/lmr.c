@@ -25,9 +25,6 @@ static int lmr_fail(int ret, const char *what, const uint8_t gid[16])
 	case -E2BIG:
 		return krcl_fail(ret, "%s: node %s could not allocate or register it",
 				 what, node);
-	case -EOPNOTSUPP:
-		return krcl_fail(ret, "%s: %s is this node; remote memory is on another",
-				 what, node);
 	case -EHOSTUNREACH:
 		return krcl_fail(ret, "%s: no card for node %s (MetaServer)", what, node);
 	case -ETIMEDOUT:

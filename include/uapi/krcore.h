@@ -25,7 +25,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define KRCORE_ABI_VERSION	10
+#define KRCORE_ABI_VERSION	11
 #define KRCORE_DEVICE_PATH	"/dev/krcore"
 #define KRCORE_IOC_MAGIC	0xC7
 
@@ -381,7 +381,9 @@ struct krcore_dereg_mr {
 
 /*
  * Remote memory (ABI 10). KRCORE_IOC_LMR_ALLOC allocates @length bytes on
- * another node, @gid, with no process there: its kernel takes them from its
+ * a node, @gid, with no process there (since ABI 11 @gid may be this node,
+ * whose processes then use the region by its key over a loopback VQ): its
+ * kernel takes them from its
  * pool (module parameter lmr_pool_mb), zeroed, and registers them once with
  * exactly the rights in @access (KRCORE_ACCESS_REMOTE_READ, _WRITE,
  * _ATOMIC): the owner's RNIC refuses any other access with @rkey. Use the
@@ -398,7 +400,7 @@ struct krcore_dereg_mr {
  * @timeout_ms bounds the wait for the owner's answer (0: module parameter
  * lmr_timeout_ms; at most KRCORE_LMR_MAX_WAIT_MS, for every LMR call).
  * Errors: EINVAL (@length 0 or above KRCORE_LMR_MAX_LEN, @access 0 or
- * other bits, @timeout_ms too long, reserved not 0), EOPNOTSUPP (@gid is this node),
+ * other bits, @timeout_ms too long, reserved not 0),
  * EMFILE (the process holds lmr_max_per_proc regions), ENOSPC (the owner's
  * pool cannot take @length more bytes), ENOMEM (the owner could not
  * allocate or register them), EHOSTUNREACH (no card for @gid), ETIMEDOUT
@@ -458,6 +460,50 @@ struct krcore_lmr_copy {
 	__u64 length;		/* in */
 	__u32 timeout_ms;	/* in: 0 = lmr_timeout_ms */
 	__u32 reserved;		/* in: 0 */
+};
+
+/*
+ * Locks (ABI 11). KRCORE_IOC_LOCK takes the lock on the 8 bytes at remote
+ * address @addr (8-aligned) of a region of node @gid, named by its key
+ * @rkey: any process that holds the key of a region with the
+ * REMOTE_ATOMIC right may lock any word of it. The owner's kernel keeps
+ * each lock's queue: callers are granted in the order their requests
+ * reached it, and @grant (out) is the lock's grant number (1, 2, ...).
+ * The call waits up to @timeout_ms (0: lmr_timeout_ms; at most
+ * KRCORE_LMR_MAX_WAIT_MS); a caller that stops waiting leaves the queue.
+ * The lock is the process's (@handle, out): KRCORE_IOC_UNLOCK releases it,
+ * and so does the close of the process's last VQ (a process killed
+ * holding a lock does not keep it). A node that leaves the MetaServer's
+ * membership or unloads loses its locks; when the region is freed, its
+ * locks go and their waiters get ESTALE. The bytes themselves are not
+ * touched: the lock guards whatever its users agree on.
+ * Errors: EINVAL (@addr not 8-aligned or of no region, @timeout_ms too
+ * long, reserved not 0), ESTALE (no such region now, or its node
+ * reloaded), EACCES (another key, or no REMOTE_ATOMIC right; a VQ of
+ * another process), ERANGE (past the region's end), ENOSPC (the owner's
+ * lock table is full: lock_entries_max, a quarter of it per node),
+ * EMFILE (the process holds lmr_max_per_proc locks), ETIMEDOUT, EINTR,
+ * EHOSTUNREACH, ENODEV.
+ *
+ * KRCORE_IOC_UNLOCK releases the lock @handle and waits (up to
+ * @timeout_ms) for the owner to confirm: 0, ENOENT (a handle the process
+ * does not hold), ESTALE (the region is gone, or its node reloaded: the
+ * lock went with it), ETIMEDOUT (the release goes on in the background).
+ */
+struct krcore_lock {
+	__u8  gid[16];		/* in: the owner node */
+	__u64 addr;		/* in: remote address of the word */
+	__u32 rkey;		/* in: the region's key */
+	__u32 timeout_ms;	/* in: 0 = lmr_timeout_ms */
+	__u64 grant;		/* out: the lock's grant number */
+	__u32 handle;		/* out: names it in KRCORE_IOC_UNLOCK */
+	__u32 reserved;		/* in: 0 */
+};
+
+struct krcore_unlock {
+	__u32 handle;		/* in */
+	__u32 timeout_ms;	/* in: 0 = lmr_timeout_ms */
+	__u64 reserved;		/* in: 0 */
 };
 
 struct krcore_lmr_set {
@@ -807,5 +853,9 @@ struct krcore_qwait {
 	_IOWR(KRCORE_IOC_MAGIC, 0x13, struct krcore_lmr_set)
 #define KRCORE_IOC_LMR_COPY \
 	_IOWR(KRCORE_IOC_MAGIC, 0x14, struct krcore_lmr_copy)
+#define KRCORE_IOC_LOCK \
+	_IOWR(KRCORE_IOC_MAGIC, 0x15, struct krcore_lock)
+#define KRCORE_IOC_UNLOCK \
+	_IOWR(KRCORE_IOC_MAGIC, 0x16, struct krcore_unlock)
 
 #endif /* _UAPI_KRCORE_H */

@@ -611,9 +611,10 @@ static void krc_hs_on_goodbye(const struct krc_ctrl_msg *msg)
 }
 
 /*
- * A FLOW or MEM message (data/flow.c, data/lmr*.c): from a node whose
- * card we hold, or one the MetaServer vouches for (as a REQ's), then to
- * the data layer's handler @fn.
+ * A FLOW or MEM message (data/flow.c, data/lmr*.c, data/lock*.c): from a
+ * node whose card we hold, or one the MetaServer vouches for (as a
+ * REQ's), then to the data layer's handler @fn. A MEM message may come
+ * from this node itself (remote memory here, used by a process here).
  */
 static void krc_hs_on_upper(const struct krc_ctrl_msg *msg,
 			    void (*fn)(struct krc_peer *peer,
@@ -622,7 +623,7 @@ static void krc_hs_on_upper(const struct krc_ctrl_msg *msg,
 	struct krc_peer *peer = krc_peer_get(msg->card.gid, false);
 	u64 verify_ns;
 
-	if (peer && peer->local) {
+	if (peer && peer->local && !krc_msg_is_mem(msg->type)) {
 		krc_peer_put(peer);
 		return;		/* to ourselves: the data layer takes a shortcut */
 	}
@@ -685,18 +686,11 @@ void krc_hs_recv(const struct krc_ctrl_msg *msg)
 	case KRC_MSG_FLOW_GRANT:
 		krc_hs_on_upper(msg, krc_conn_ops->flow_msg);
 		break;
-	case KRC_MSG_MEM_ALLOC:
-	case KRC_MSG_MEM_ALLOC_REP:
-	case KRC_MSG_MEM_FREE:
-	case KRC_MSG_MEM_FREE_REP:
-	case KRC_MSG_MEM_SET:
-	case KRC_MSG_MEM_SET_REP:
-	case KRC_MSG_MEM_COPY:
-	case KRC_MSG_MEM_COPY_REP:
-		krc_hs_on_upper(msg, krc_conn_ops->mem_msg);
-		break;
 	default:
-		krc_event(KRC_EV_CTRL_RX_BAD);
+		if (krc_msg_is_mem(msg->type))
+			krc_hs_on_upper(msg, krc_conn_ops->mem_msg);
+		else
+			krc_event(KRC_EV_CTRL_RX_BAD);
 		break;
 	}
 }

@@ -130,9 +130,17 @@ uint krc_param_lmr_sweep_ms = 1000;
 module_param_named(lmr_sweep_ms, krc_param_lmr_sweep_ms, uint, 0644);
 MODULE_PARM_DESC(lmr_sweep_ms, "Remote memory owner: check this often that the holders of its regions are still members (0: off)");
 
+uint krc_param_lock_entries_max = 16384;
+module_param_named(lock_entries_max, krc_param_lock_entries_max, uint, 0644);
+MODULE_PARM_DESC(lock_entries_max, "Locks on remote memory owned here: lockers queued at most (a quarter of them of one node; more: ENOSPC)");
+
 int krc_fault_meta_foreign_card;
 module_param_named(fault_meta_foreign_card, krc_fault_meta_foreign_card, int, 0644);
 MODULE_PARM_DESC(fault_meta_foreign_card, "Fault injection: register with the MetaServer a card of another address");
+
+int krc_fault_lock_grant_delay_ms;
+module_param_named(fault_lock_grant_delay_ms, krc_fault_lock_grant_delay_ms, int, 0644);
+MODULE_PARM_DESC(fault_lock_grant_delay_ms, "Fault injection: a lock's grant leaves this node this much later (at most 10 s)");
 
 int krc_fault_lmr_alloc_delay_ms;
 module_param_named(fault_lmr_alloc_delay_ms, krc_fault_lmr_alloc_delay_ms, int, 0644);

@@ -49,6 +49,7 @@ extern uint krc_param_lmr_pool_mb;
 extern uint krc_param_lmr_max_per_proc;
 extern uint krc_param_lmr_timeout_ms;
 extern uint krc_param_lmr_sweep_ms;
+extern uint krc_param_lock_entries_max;
 extern uint krc_param_meta_keepalive_ms;
 extern uint krc_param_dg_policy;
 /* The values of dg_policy: when a VQ uses the datagram transport. */
@@ -75,6 +76,7 @@ extern int krc_fault_ctrl_reset;
 extern int krc_fault_meta_foreign_card;
 extern int krc_fault_meta_bad_mac;
 extern int krc_fault_lmr_alloc_delay_ms;
+extern int krc_fault_lock_grant_delay_ms;
 extern int krc_fault_leak_member;
 extern int krc_fault_recover_delay_ms;
 extern int krc_fault_close_delay_ms;

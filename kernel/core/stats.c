@@ -30,6 +30,8 @@ static const char * const krc_obj_names[KRC_NR_OBJ] = {
 	[KRC_OBJ_FLOW] = "flow",
 	[KRC_OBJ_LMR] = "lmr",
 	[KRC_OBJ_LMR_HANDLE] = "lmr_handle",
+	[KRC_OBJ_LOCK_ENTRY] = "lock_entry",
+	[KRC_OBJ_LOCK_HELD] = "lock_held",
 };
 
 static const char * const krc_event_names[KRC_NR_EV] = {
@@ -206,6 +208,16 @@ static const char * const krc_event_names[KRC_NR_EV] = {
 	[KRC_EV_LMR_ORPHANS] = "lmr_orphans",
 	[KRC_EV_LMR_FREE_LOST] = "lmr_free_lost",
 	[KRC_EV_LMR_RETRANSMITS] = "lmr_retransmits",
+	[KRC_EV_LOCK_GRANTS] = "lock_grants",
+	[KRC_EV_LOCK_WAITS] = "lock_waits",
+	[KRC_EV_LOCK_COPIES] = "lock_copies",
+	[KRC_EV_LOCK_RELEASES] = "lock_releases",
+	[KRC_EV_LOCK_CANCELS] = "lock_cancels",
+	[KRC_EV_LOCK_RECLAIMED] = "lock_reclaimed",
+	[KRC_EV_LOCK_REFUSED] = "lock_refused",
+	[KRC_EV_LOCK_GAVE_UP] = "lock_gave_up",
+	[KRC_EV_LOCK_ORPHANS] = "lock_orphans",
+	[KRC_EV_LOCK_UNLOCK_LOST] = "lock_unlock_lost",
 };
 
 #define KRC_NR_STATS	(2 * KRC_NR_OBJ + KRC_NR_EV)

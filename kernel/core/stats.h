@@ -32,6 +32,8 @@ enum krc_obj {
 	KRC_OBJ_FLOW,		/* a sender's flow to a port (data/flow.c) */
 	KRC_OBJ_LMR,		/* a region this node owns (data/lmr_host.c) */
 	KRC_OBJ_LMR_HANDLE,	/* a region a process here holds (data/lmr.c) */
+	KRC_OBJ_LOCK_ENTRY,	/* a locker in a lock's queue here (data/lock_host.c) */
+	KRC_OBJ_LOCK_HELD,	/* a lock a process here holds (data/lock.c) */
 	KRC_NR_OBJ
 };
 
@@ -217,7 +219,19 @@ enum krc_event {
 	/* the holder's side (lmr.c) */
 	KRC_EV_LMR_ORPHANS,	/* allocated after their caller gave up: freed */
 	KRC_EV_LMR_FREE_LOST,	/* FREEs never confirmed by the owner */
-	KRC_EV_LMR_RETRANSMITS,	/* ALLOCs and FREEs sent again */
+	KRC_EV_LMR_RETRANSMITS,	/* MEM_* calls sent again */
+	/* locks: the owner's side (lock_host.c) */
+	KRC_EV_LOCK_GRANTS,	/* locks granted */
+	KRC_EV_LOCK_WAITS,	/* LOCKs queued behind a holder */
+	KRC_EV_LOCK_COPIES,	/* copies of a granted LOCK answered again */
+	KRC_EV_LOCK_RELEASES,	/* locks released by their holder */
+	KRC_EV_LOCK_CANCELS,	/* waiters that left the queue */
+	KRC_EV_LOCK_RECLAIMED,	/* entries dropped: locker or region gone */
+	KRC_EV_LOCK_REFUSED,	/* LOCKs refused (key, rights, range, table) */
+	/* the locker's side (lock.c) */
+	KRC_EV_LOCK_GAVE_UP,	/* LOCK calls not granted in time (or EINTR) */
+	KRC_EV_LOCK_ORPHANS,	/* grants nobody waited for: given back */
+	KRC_EV_LOCK_UNLOCK_LOST, /* UNLOCKs never confirmed by the owner */
 	KRC_NR_EV
 };
 

@@ -56,6 +56,7 @@ struct krc_proc {
 	struct xarray mrs;		/* lkey -> struct krc_umr */
 	struct xarray rkeys;		/* rkey -> struct krc_umr (remote access) */
 	struct xarray lmrs;		/* handle -> remote region held (lmr.c) */
+	struct xarray locks;		/* handle -> lock held (lock.c) */
 	atomic_t nvqs;			/* its open VQs (max_vqs_per_proc) */
 	/*
 	 * Its requests outstanding on every path, all its VQs together
@@ -230,6 +231,31 @@ void krc_flow_peer_free(struct krc_peer *peer);
 /* ioctl.c: a VQ call that uses the device enters the node's gate */
 int krc_vq_enter(struct krc_vqueue *vq);
 
+/*
+ * lmr.c: a call to the owner of remote memory (MEM_* and its answer),
+ * sent again until answered or late.
+ */
+struct krc_lmr_call {
+	struct list_head node;		/* krc_lmrc.calls, until answered */
+	struct list_head gone;		/* off the list, ended by a worker */
+	refcount_t ref;			/* the list's, the waiter's */
+	struct krc_peer *peer;		/* the owner (a reference) */
+	struct krc_ctrl_msg msg;	/* what is sent */
+	unsigned long next_send;	/* jiffies */
+	unsigned long deadline;		/* jiffies */
+	unsigned int rto_ms;
+	bool answered;
+	struct krc_ctrl_msg rep;	/* the answer */
+	struct completion done;		/* answered or timed out */
+};
+
+struct krc_lmr_call *krc_lmr_call(struct krc_peer *peer,
+				  const struct krc_ctrl_msg *msg,
+				  unsigned int timeout_ms, bool waited);
+int krc_lmr_wait(struct krc_lmr_call *c);
+void krc_lmr_call_put(struct krc_lmr_call *c);
+struct krc_peer *krc_lmr_owner(const u8 gid[16]);
+
 /* lmr.c, lmr_host.c: remote memory regions held here, owned here */
 long krc_ioc_lmr_alloc(struct krc_vqueue *vq, void __user *uarg);
 long krc_ioc_lmr_free(struct krc_vqueue *vq, void __user *uarg);
@@ -248,6 +274,19 @@ void krc_lmrh_put(struct krc_lmr_region *r);
 void krc_lmrh_peer_forget(struct krc_peer *peer, u64 incarnation);
 void krc_lmrh_start(void);
 void krc_lmrh_stop(void);
+int krc_lmrh_lockable(u32 id, u32 rkey, u64 off);
+bool krc_lmrh_is_key(u32 rkey);
+
+/* lock.c, lock_host.c: locks held here, on regions owned here */
+long krc_ioc_lock(struct krc_vqueue *vq, void __user *uarg);
+long krc_ioc_unlock(struct krc_vqueue *vq, void __user *uarg);
+void krc_lock_orphan(struct krc_peer *peer, const struct krc_ctrl_msg *m);
+void krc_lock_proc_release(struct krc_proc *proc);
+void krc_lockh_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg);
+void krc_lockh_region_gone(u32 id, u32 rkey);
+void krc_lockh_forget(const u8 gid[16], u64 inc);
+void krc_lockh_sweep(const struct krc_members_view *v);
+void krc_lockh_stop(void);
 
 /* vq.c: the life of a VQ, /dev/krcore */
 void krc_data_init(void);	/* its handlers, registered below */

@@ -623,6 +623,13 @@ long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case KRCORE_IOC_LMR_COPY:
 		ret = krc_ioc_lmr_copy(vq, uarg);
 		break;
+	case KRCORE_IOC_LOCK:
+		/* Waits for the grant outside the gate. */
+		ret = krc_ioc_lock(vq, uarg);
+		break;
+	case KRCORE_IOC_UNLOCK:
+		ret = krc_ioc_unlock(vq, uarg);
+		break;
 	case KRCORE_IOC_LOOKUP:
 	case KRCORE_IOC_QCONNECT:
 	case KRCORE_IOC_QCONNECT_ABI2:

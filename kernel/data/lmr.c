@@ -29,22 +29,11 @@
 
 #define KRC_LMR_RTO_MS		100
 #define KRC_LMR_RTO_MAX_MS	1000
-/* ALLOCs answered lately: a copy of their answer is no orphan. */
+/*
+ * ALLOCs, and LOCKs, answered lately: a copy of their answer is no
+ * orphan. One ring each, so that many locks do not push an ALLOC out.
+ */
 #define KRC_LMR_ANSWERED	64
-
-struct krc_lmr_call {
-	struct list_head node;		/* krc_lmrc.calls, until answered */
-	struct list_head gone;		/* off the list, ended by a worker */
-	refcount_t ref;			/* the list's, the waiter's */
-	struct krc_peer *peer;		/* the owner (a reference) */
-	struct krc_ctrl_msg msg;	/* what is sent */
-	unsigned long next_send;	/* jiffies */
-	unsigned long deadline;		/* jiffies */
-	unsigned int rto_ms;
-	bool answered;
-	struct krc_ctrl_msg rep;	/* the answer */
-	struct completion done;		/* answered or timed out */
-};
 
 struct krc_lmr_handle {
 	u8 gid[16];
@@ -58,8 +47,8 @@ static struct {
 	struct mutex lock;		/* calls, next_req, running */
 	struct list_head calls;
 	u64 next_req;
-	u64 answered[KRC_LMR_ANSWERED];	/* req_ids */
-	u32 answered_next;
+	u64 answered[2][KRC_LMR_ANSWERED];	/* req_ids: ALLOC, LOCK */
+	u32 answered_next[2];
 	bool running;
 	struct delayed_work resend_work;
 } krc_lmrc = {
@@ -67,7 +56,7 @@ static struct {
 	.calls = LIST_HEAD_INIT(krc_lmrc.calls),
 };
 
-static void krc_lmr_call_put(struct krc_lmr_call *c)
+void krc_lmr_call_put(struct krc_lmr_call *c)
 {
 	if (!refcount_dec_and_test(&c->ref))
 		return;
@@ -87,9 +76,9 @@ static void krc_lmr_send(struct krc_lmr_call *c)
  * sent once; @waited: the caller keeps a reference and waits on ->done.
  * NULL when the node stops or memory is short.
  */
-static struct krc_lmr_call *krc_lmr_call(struct krc_peer *peer,
-					 const struct krc_ctrl_msg *msg,
-					 unsigned int timeout_ms, bool waited)
+struct krc_lmr_call *krc_lmr_call(struct krc_peer *peer,
+				  const struct krc_ctrl_msg *msg,
+				  unsigned int timeout_ms, bool waited)
 {
 	struct krc_lmr_call *c = kzalloc(sizeof(*c), GFP_KERNEL);
 
@@ -167,27 +156,27 @@ static void krc_lmr_resend_work(struct work_struct *work)
 		list_del(&c->gone);
 		if (c->msg.type == KRC_MSG_MEM_FREE)
 			krc_event(KRC_EV_LMR_FREE_LOST);
+		else if (c->msg.type == KRC_MSG_MEM_UNLOCK)
+			krc_event(KRC_EV_LOCK_UNLOCK_LOST);
 		complete(&c->done);
 		krc_lmr_call_put(c);
 	}
 }
 
 /*
- * An answer of the owner @peer. An ALLOC's call is always waited for, and
- * leaves the list when its caller stops waiting: an ALLOC answer that
- * finds no call is an orphan, and its region is freed.
+ * An answer of the owner @peer (each answer's type is its request's plus
+ * one). An ALLOC's or LOCK's call is always waited for, and leaves the
+ * list when its caller stops waiting: such an answer that finds no call
+ * is an orphan, and what it gave (a region, a lock) is given back.
  */
 static void krc_lmr_on_reply(struct krc_peer *peer,
 			     const struct krc_ctrl_msg *m)
 {
-	u8 want = m->type == KRC_MSG_MEM_ALLOC_REP ? KRC_MSG_MEM_ALLOC :
-		  m->type == KRC_MSG_MEM_SET_REP ? KRC_MSG_MEM_SET :
-		  m->type == KRC_MSG_MEM_COPY_REP ? KRC_MSG_MEM_COPY :
-		  KRC_MSG_MEM_FREE;
+	u8 want = m->type - 1;
+	bool kept = want == KRC_MSG_MEM_ALLOC || want == KRC_MSG_MEM_LOCK;
 	struct krc_lmr_call *c, *found = NULL;
-
 	bool copy = false;
-	u32 i;
+	u32 i, ring, *next;
 
 	mutex_lock(&krc_lmrc.lock);
 	list_for_each_entry(c, &krc_lmrc.calls, node) {
@@ -200,18 +189,19 @@ static void krc_lmr_on_reply(struct krc_peer *peer,
 			break;
 		}
 	}
-	if (found && want == KRC_MSG_MEM_ALLOC) {
-		krc_lmrc.answered[krc_lmrc.answered_next] = m->req_id;
-		krc_lmrc.answered_next = (krc_lmrc.answered_next + 1) %
-					 KRC_LMR_ANSWERED;
+	ring = want == KRC_MSG_MEM_LOCK;
+	next = &krc_lmrc.answered_next[ring];
+	if (found && kept) {
+		krc_lmrc.answered[ring][*next] = m->req_id;
+		*next = (*next + 1) % KRC_LMR_ANSWERED;
 	}
 	/*
-	 * The owner answers each copy of a retransmitted ALLOC: a second
-	 * answer to a call answered already is no orphan (its region is the
-	 * caller's now).
+	 * The owner answers each copy of a retransmitted ALLOC or LOCK: a
+	 * second answer to a call answered already is no orphan (its region
+	 * or lock is the caller's now).
 	 */
-	for (i = 0; !found && i < KRC_LMR_ANSWERED; i++)
-		if (krc_lmrc.answered[i] == m->req_id)
+	for (i = 0; !found && kept && i < KRC_LMR_ANSWERED; i++)
+		if (krc_lmrc.answered[ring][i] == m->req_id)
 			copy = true;
 	mutex_unlock(&krc_lmrc.lock);
 	if (found) {
@@ -220,6 +210,8 @@ static void krc_lmr_on_reply(struct krc_peer *peer,
 	} else if (want == KRC_MSG_MEM_ALLOC && !m->status && !copy) {
 		krc_event(KRC_EV_LMR_ORPHANS);
 		krc_lmr_free_async(peer, m->card.incarnation, m->region);
+	} else if (want == KRC_MSG_MEM_LOCK && !m->status && !copy) {
+		krc_lock_orphan(peer, m);
 	}
 }
 
@@ -233,6 +225,10 @@ void krc_lmr_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg)
 	case KRC_MSG_MEM_COPY:
 		krc_lmrh_msg(peer, msg);
 		break;
+	case KRC_MSG_MEM_LOCK:
+	case KRC_MSG_MEM_UNLOCK:
+		krc_lockh_msg(peer, msg);
+		break;
 	default:
 		krc_lmr_on_reply(peer, msg);
 		break;
@@ -244,7 +240,7 @@ void krc_lmr_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg)
  * -ETIMEDOUT or -EINTR. The call is off the list on return either way,
  * and an answer that arrives later finds no waiter.
  */
-static int krc_lmr_wait(struct krc_lmr_call *c)
+int krc_lmr_wait(struct krc_lmr_call *c)
 {
 	long left = (long)(c->deadline - jiffies);
 	bool answered;
@@ -265,7 +261,7 @@ static int krc_lmr_wait(struct krc_lmr_call *c)
 }
 
 /* The owner @gid's peer with a card, under the gate; ERR_PTR on error. */
-static struct krc_peer *krc_lmr_owner(const u8 gid[16])
+struct krc_peer *krc_lmr_owner(const u8 gid[16])
 {
 	struct krc_peer *peer = krc_peer_get(gid, true);
 	u32 reads = 0;
@@ -273,10 +269,7 @@ static struct krc_peer *krc_lmr_owner(const u8 gid[16])
 
 	if (IS_ERR(peer))
 		return peer;
-	if (peer->local)
-		ret = -EOPNOTSUPP;
-	else if (!READ_ONCE(peer->card_valid) &&
-		 krc_peer_refresh(peer, &reads))
+	if (!READ_ONCE(peer->card_valid) && krc_peer_refresh(peer, &reads))
 		ret = -EHOSTUNREACH;
 	if (ret) {
 		krc_peer_put(peer);

@@ -30,12 +30,12 @@
  * layer's peer_forget), when the holder is no longer a member of the
  * MetaServer's directory (the sweep, every lmr_sweep_ms), and when this
  * node stops. Deregistering a region's MR invalidates its rkey before
- * its pages are freed.
+ * its pages are freed; the locks on a region (lock_host.c) go before it.
  *
  * Locks: krc_lmrh.lock (the regions, the pool's use) is taken in process
- * context only, never around an allocation (a send under it takes no
- * lock of this file); gone_lock (the incarnations to reclaim) in any
- * context.
+ * context only, inside krc_lockh.lock (lock_host.c), never around an
+ * allocation (a send under it takes no lock of this file); gone_lock (the
+ * incarnations to reclaim) in any context.
  */
 #include <linux/delay.h>
 #include <linux/slab.h>
@@ -183,6 +183,8 @@ static void krc_lmrh_release(struct kref *ref)
  */
 static void krc_lmrh_destroy(struct krc_lmr_region *r)
 {
+	if (r->ready)
+		krc_lockh_region_gone(r->id, r->mem.mr->rkey);
 	krc_kmem_revoke(&r->mem);
 	kref_put(&r->ref, krc_lmrh_release);
 }
@@ -234,6 +236,39 @@ struct krc_lmr_region *krc_lmrh_remote_get(u32 rkey, u64 addr, u64 len,
 	}
 	mutex_unlock(&krc_lmrh.lock);
 	return r;
+}
+
+/* Is @rkey the key of a ready region here? Any context (RCU: no lock). */
+bool krc_lmrh_is_key(u32 rkey)
+{
+	return !!xa_load(&krc_lmrh.rkeys, rkey);
+}
+
+/*
+ * May a holder of @rkey lock the word at @off of region @id (lock_host.c)?
+ * 0, or ESTALE (no such region now), EACCES (another key, or no
+ * REMOTE_ATOMIC right), ERANGE (past its end). Process context.
+ */
+int krc_lmrh_lockable(u32 id, u32 rkey, u64 off)
+{
+	struct krc_lmr_region *r;
+	int ret = -ESTALE;
+
+	mutex_lock(&krc_lmrh.lock);
+	list_for_each_entry(r, &krc_lmrh.regions, node) {
+		if (r->id != id || !r->ready)
+			continue;
+		if (r->mem.mr->rkey != rkey ||
+		    !(r->access & KRCORE_ACCESS_REMOTE_ATOMIC))
+			ret = -EACCES;
+		else if (off > r->length - 8 || r->length < 8)
+			ret = -ERANGE;
+		else
+			ret = 0;
+		break;
+	}
+	mutex_unlock(&krc_lmrh.lock);
+	return ret;
 }
 
 /* Let go of a region krc_lmrh_remote_get() gave; any context. */
@@ -664,6 +699,7 @@ static void krc_lmrh_reclaim_work(struct work_struct *work)
 		if (!g)
 			return;
 		krc_lmrh_reclaim(krc_lmrh_not_gone, g);
+		krc_lockh_forget(g->gid, g->incarnation);
 		kfree(g);
 	}
 }
@@ -716,8 +752,10 @@ static void krc_lmrh_sweep_work(struct work_struct *work)
 		krc_node_leave();
 	}
 	if (!ret) {
-		if (v.n == v.count)
+		if (v.n == v.count) {
 			krc_lmrh_reclaim(krc_lmrh_member, &v);
+			krc_lockh_sweep(&v);
+		}
 		kvfree(v.m);
 	}
 	if (READ_ONCE(krc_lmrh.running))
@@ -762,6 +800,7 @@ void krc_lmrh_stop(void)
 		list_del(&r->node);
 		krc_lmrh_destroy(r);
 	}
+	krc_lockh_stop();
 	spin_lock_bh(&krc_lmrh.gone_lock);
 	list_for_each_entry_safe(g, gt, &krc_lmrh.gone, node) {
 		list_del(&g->node);

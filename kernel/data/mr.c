@@ -65,6 +65,7 @@ struct krc_proc *krc_proc_get(struct mm_struct *mm)
 		xa_init(&proc->mrs);
 		xa_init(&proc->rkeys);
 		xa_init_flags(&proc->lmrs, XA_FLAGS_ALLOC1);
+		xa_init_flags(&proc->locks, XA_FLAGS_ALLOC1);
 		atomic_set(&proc->nvqs, 1);
 		hash_add(krc_procs, &proc->hnode, (unsigned long)mm);
 		krc_obj_created(KRC_OBJ_PROC);
@@ -215,6 +216,8 @@ void krc_proc_put(struct krc_proc *proc)
 		return;
 	mutex_unlock(&krc_procs_lock);
 	krc_proc_dereg_all(proc);
+	krc_lock_proc_release(proc);
+	xa_destroy(&proc->locks);
 	krc_lmr_proc_release(proc);
 	xa_destroy(&proc->lmrs);
 	xa_destroy(&proc->mrs);

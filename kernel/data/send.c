@@ -330,7 +330,10 @@ static const struct krc_mr_view *krc_find_keep(void *arg, u32 lkey)
 
 /*
  * A request over a loopback connection names this node's memory: only
- * memory the caller registered itself (with the access the opcode needs).
+ * memory the caller registered itself (with the access the opcode needs),
+ * or a remote memory region this node owns (lmr_host.c), whose key is a
+ * capability for local and remote processes alike: its MR, registered
+ * with exactly the region's rights and range, is what checks the request.
  */
 static bool krc_loopback_rkey_ok(struct krc_proc *proc,
 				 const struct krcore_wr *wr, u64 len)
@@ -352,7 +355,8 @@ static bool krc_loopback_rkey_ok(struct krc_proc *proc,
 	default:
 		return true;	/* SENDs name no remote memory */
 	}
-	return krc_mr_remote_ok(proc, wr->rkey, wr->remote_addr, len, access);
+	return krc_mr_remote_ok(proc, wr->rkey, wr->remote_addr, len, access) ||
+	       krc_lmrh_is_key(wr->rkey);
 }
 
 /* Check the batch and hold the registrations it names; how many passed. */

@@ -49,9 +49,9 @@ else
 	barrier up
 	# node1 reaches node2 over datagrams only until it says otherwise
 	if [ "$KRC_NODE" = 1 ]; then
-		check "module loads" "krc_load meta_server=$META dg_policy=3"
+		check "module loads" "krc_load meta_server=$META dg_policy=3 wr_timeout_ms=30000"
 	else
-		check "module loads" "krc_load meta_server=$META"
+		check "module loads" "krc_load meta_server=$META wr_timeout_ms=30000"
 	fi
 	meta_registered
 fi

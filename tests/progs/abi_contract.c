@@ -294,8 +294,8 @@ static void ioc(unsigned long cmd, unsigned int nr, size_t size,
 
 static void do_static(void)
 {
-	check(KRCORE_ABI_VERSION == 10,
-	      "this contract test is of ABI version 10", "%d",
+	check(KRCORE_ABI_VERSION == 11,
+	      "this contract test is of ABI version 11", "%d",
 	      KRCORE_ABI_VERSION);
 	check(sizeof(struct krcore_card) == KRCORE_CARD_SIZE &&
 	      KRCORE_CARD_SIZE == 64, "the node address card: 64 bytes",
@@ -330,6 +330,10 @@ static void do_static(void)
 	SIZE(krcore_lmr_set, 32);
 	IOC(KRCORE_IOC_LMR_COPY, 0x14, krcore_lmr_copy);
 	SIZE(krcore_lmr_copy, 40);
+	IOC(KRCORE_IOC_LOCK, 0x15, krcore_lock);
+	SIZE(krcore_lock, 48);
+	IOC(KRCORE_IOC_UNLOCK, 0x16, krcore_unlock);
+	SIZE(krcore_unlock, 16);
 	check(KRCORE_MEMBERS_POLL_MS == 20 &&
 	      KRCORE_MEMBERS_MAX_WAIT_MS == 60000,
 	      "MEMBERS: polls every 20 ms, waits 60 s at most", "%d %d",

@@ -49,7 +49,7 @@ enum op {
 	OP_OPEN, OP_CLOSE, OP_QCONNECT, OP_REG, OP_DEREG, OP_PUSH, OP_MAP,
 	OP_SCRIBBLE, OP_POP, OP_WAIT, OP_BIND, OP_LOOKUP, OP_PROBE, OP_INFO,
 	OP_RANDOM, OP_FORK, OP_MUNMAP, OP_FLOW_WAIT, OP_CONSUMED, OP_MEMBERS,
-	OP_LMR_ALLOC, OP_LMR_FREE, OP_LMR_SET, OP_LMR_COPY,
+	OP_LMR_ALLOC, OP_LMR_FREE, OP_LMR_SET, OP_LMR_COPY, OP_LOCK, OP_UNLOCK,
 	OP_NR
 };
 
@@ -57,7 +57,7 @@ static const char * const op_names[OP_NR] = {
 	"open", "close", "qconnect", "reg_mr", "dereg_mr", "qpush", "mmap",
 	"scribble", "qpop", "qwait", "qbind", "lookup", "probe", "info",
 	"random_cmd", "fork", "munmap", "flow_wait", "qconsumed", "members",
-	"lmr_alloc", "lmr_free", "lmr_set", "lmr_copy",
+	"lmr_alloc", "lmr_free", "lmr_set", "lmr_copy", "lock", "unlock",
 };
 
 /* Shared by every worker (MAP_SHARED): calls and errnos per operation. */
@@ -527,6 +527,9 @@ static void do_members(void)
 }
 
 /* Remote memory (ABI 10): any node, length, rights, timeout, reserved. */
+/* Regions this process allocated (the last few): do_lock() uses them. */
+static struct krcore_lmr_alloc keys[4];
+
 static void do_lmr_alloc(void)
 {
 	struct krcore_lmr_alloc a = {
@@ -534,14 +537,17 @@ static void do_lmr_alloc(void)
 		.access = pick(4) ? 1u << pick(5) | 1u << pick(5) : any_u32(),
 		.timeout_ms = pick(3) ? 0 : pick(300),
 	};
+	int ret;
 
 	pick_gid(a.gid);
 	if (!pick(10))
 		a.reserved = any_u32();
 	if (!pick(10))
 		a.addr = any_u64();	/* an out field: ignored */
-	count(OP_LMR_ALLOC, ioctl(rvq(), KRCORE_IOC_LMR_ALLOC,
-				  arg_ptr(&a, sizeof(a))));
+	ret = ioctl(rvq(), KRCORE_IOC_LMR_ALLOC, arg_ptr(&a, sizeof(a)));
+	count(OP_LMR_ALLOC, ret);
+	if (ret == 0 && a.rkey)
+		keys[pick(sizeof(keys) / sizeof(keys[0]))] = a;	/* for do_lock() */
 }
 
 /* Any handle: ones it holds (small numbers), others, with reserved. */
@@ -590,6 +596,47 @@ static void do_lmr_copy(void)
 		cp.reserved = any_u32();
 	count(OP_LMR_COPY, ioctl(rvq(), KRCORE_IOC_LMR_COPY,
 				 arg_ptr(&cp, sizeof(cp))));
+}
+
+/*
+ * A lock: any node, word (aligned or not, of any region id), key, timeout;
+ * or a word of a region this process allocated, with its key or not.
+ */
+static void do_lock(void)
+{
+	const struct krcore_lmr_alloc *k = &keys[pick(sizeof(keys) / sizeof(keys[0]))];
+	struct krcore_lock lk = {
+		.addr = pick(2) ? (uint64_t)(1 + pick(8)) << 40 | pick(1 << 12) :
+			any_u64(),
+		.rkey = any_u32(),
+		.timeout_ms = pick(3) ? 0 : pick(300),
+	};
+
+	pick_gid(lk.gid);
+	if (k->rkey && pick(2)) {
+		memcpy(lk.gid, k->gid, 16);
+		lk.addr = k->addr + (pick(4) ? 8 * pick(k->length / 8 + 2) :
+				     pick(k->length + 16));
+		lk.rkey = pick(8) ? k->rkey : any_u32();
+	}
+	if (!pick(10))
+		lk.reserved = any_u32();
+	if (!pick(10))
+		lk.grant = any_u64();	/* an out field: ignored */
+	count(OP_LOCK, ioctl(rvq(), KRCORE_IOC_LOCK, arg_ptr(&lk, sizeof(lk))));
+}
+
+static void do_unlock(void)
+{
+	struct krcore_unlock u = {
+		.handle = pick(4) ? pick(8) : any_u32(),
+		.timeout_ms = pick(3) ? 0 : pick(300),
+	};
+
+	if (!pick(10))
+		u.reserved = any_u64();
+	count(OP_UNLOCK, ioctl(rvq(), KRCORE_IOC_UNLOCK,
+			       arg_ptr(&u, sizeof(u))));
 }
 
 /* "I consumed": on any VQ, after any consumer index (scribble sets it). */
@@ -776,6 +823,13 @@ static void worker(uint64_t seed)
 			break;
 		case OP_LMR_COPY:
 			do_lmr_copy();
+			break;
+		case OP_LOCK:
+			if (!pick(2))
+				do_lock();
+			break;
+		case OP_UNLOCK:
+			do_unlock();
 			break;
 		default:
 			do_push();

@@ -155,6 +155,25 @@ static struct krc_ctrl_msg sample_msg(u8 type)
 		m.status = EACCES;
 		m.region = 3;
 		break;
+	case KRC_MSG_MEM_LOCK:
+	case KRC_MSG_MEM_UNLOCK:
+		m.dst_incarnation = 0x0badc0ffee0ddf00ULL;
+		m.region = 0xffffff;
+		m.rkey = 0x89abcdef;
+		m.addr = KRC_LMR_MAX_LEN - 8;
+		if (type == KRC_MSG_MEM_UNLOCK)
+			m.length = 0xfedcba9876543210ULL;	/* the ticket */
+		break;
+	case KRC_MSG_MEM_LOCK_REP:
+		m.region = 0xffffff;
+		m.rkey = 0x89abcdef;
+		m.addr = 8;
+		m.length = 1ULL << 63;	/* the grant number */
+		break;
+	case KRC_MSG_MEM_UNLOCK_REP:
+		m.status = ESTALE;
+		m.region = 5;
+		break;
 	default:	/* GOODBYE, META_REGISTER, META_DEREGISTER: the card */
 		break;
 	}
@@ -543,6 +562,76 @@ static void test_msg_mem(void **state)
 	expect_msg_err(buf, sizeof(buf), -EBADMSG);
 }
 
+/* LOCK, LOCK_REP, UNLOCK, UNLOCK_REP: a word of a region, a ticket, a grant */
+static void test_msg_lock(void **state)
+{
+	static const u8 types[] = { KRC_MSG_MEM_LOCK, KRC_MSG_MEM_UNLOCK,
+				    KRC_MSG_MEM_LOCK_REP };
+	u8 buf[KRC_MSG_SIZE];
+	struct krc_ctrl_msg m, d;
+	unsigned int i;
+
+	(void)state;
+	m = sample_msg(KRC_MSG_MEM_UNLOCK);
+	krc_msg_encode(&m, buf);
+	assert_int_equal(krc_get_le32(buf + 88), 0);
+	assert_int_equal(krc_get_le32(buf + 92), 0x89abcdef);
+	assert_int_equal(krc_get_le64(buf + 96), 0xfedcba9876543210ULL);
+	assert_int_equal(krc_get_le64(buf + 104), KRC_LMR_MAX_LEN - 8);
+	assert_int_equal(krc_get_le32(buf + 112), 0xffffff);
+	assert_int_equal(krc_get_le32(buf + 116), 0);
+	assert_int_equal(krc_msg_decode(buf, sizeof(buf), &d), 0);
+	assert_true(msg_equal(&m, &d));
+	buf[116] = 1;
+	expect_msg_err(buf, sizeof(buf), -EBADMSG);
+
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		m = sample_msg(types[i]);
+		assert_int_equal(reencode(&m), 0);
+		/* a word: 8-aligned, below 2^40, of a region */
+		m.addr += 4;
+		assert_int_equal(reencode(&m), -EBADMSG);
+		m = sample_msg(types[i]);
+		m.addr = KRC_LMR_MAX_LEN;
+		assert_int_equal(reencode(&m), -EBADMSG);
+		m = sample_msg(types[i]);
+		m.region = 0;
+		assert_int_equal(reencode(&m), -EBADMSG);
+		m = sample_msg(types[i]);
+		m.access = KRCORE_ACCESS_REMOTE_ATOMIC;
+		assert_int_equal(reencode(&m), -EBADMSG);
+	}
+	/* a LOCK carries no ticket, an UNLOCK always one */
+	m = sample_msg(KRC_MSG_MEM_LOCK);
+	m.length = 1;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_UNLOCK);
+	m.length = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_LOCK);
+	m.status = EBUSY;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	/* a grant has a number and no status; a refusal the other way */
+	m = sample_msg(KRC_MSG_MEM_LOCK_REP);
+	m.length = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.status = ESTALE;
+	assert_int_equal(reencode(&m), 0);
+	m.length = 2;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.length = 0;
+	m.status = 4096;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	/* UNLOCK_REP: a region and a status, nothing else */
+	m = sample_msg(KRC_MSG_MEM_UNLOCK_REP);
+	assert_int_equal(reencode(&m), 0);
+	m.rkey = 1;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_UNLOCK_REP);
+	m.region = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+}
+
 static void test_msg_type_name(void **state)
 {
 	static const char *const names[] = {
@@ -550,7 +639,8 @@ static void test_msg_type_name(void **state)
 		"rtu_ack", "goodbye", "close_req", "close_rep", "flow_ask",
 		"flow_grant", "mem_alloc", "mem_alloc_rep", "mem_free",
 		"mem_free_rep", "?", "meta_register", "meta_deregister", "meta_reply",
-		"mem_set", "mem_set_rep", "mem_copy", "mem_copy_rep", "?",
+		"mem_set", "mem_set_rep", "mem_copy", "mem_copy_rep", "mem_lock",
+		"mem_lock_rep", "mem_unlock", "mem_unlock_rep", "?",
 	};
 	unsigned int t;
 
@@ -1573,6 +1663,7 @@ int main(void)
 		cmocka_unit_test(test_msg_roundtrip),
 		cmocka_unit_test(test_msg_flow),
 		cmocka_unit_test(test_msg_mem),
+		cmocka_unit_test(test_msg_lock),
 		cmocka_unit_test(test_msg_type_name),
 		cmocka_unit_test(test_msg_rejects_header),
 		cmocka_unit_test(test_msg_rejects_fields),
