@@ -528,7 +528,8 @@ static void do_members(void)
 
 /* Remote memory (ABI 10): any node, length, rights, timeout, reserved. */
 /* Regions this process allocated (the last few): do_lock() uses them. */
-static struct krcore_lmr_alloc keys[4];
+#define NKEYS	4
+static struct krcore_lmr_alloc keys[NKEYS];
 
 static void do_lmr_alloc(void)
 {
@@ -547,7 +548,7 @@ static void do_lmr_alloc(void)
 	ret = ioctl(rvq(), KRCORE_IOC_LMR_ALLOC, arg_ptr(&a, sizeof(a)));
 	count(OP_LMR_ALLOC, ret);
 	if (ret == 0 && a.rkey)
-		keys[pick(sizeof(keys) / sizeof(keys[0]))] = a;	/* for do_lock() */
+		keys[pick(NKEYS)] = a;	/* for do_lock() */
 }
 
 /* Any handle: ones it holds (small numbers), others, with reserved. */
@@ -604,7 +605,7 @@ static void do_lmr_copy(void)
  */
 static void do_lock(void)
 {
-	const struct krcore_lmr_alloc *k = &keys[pick(sizeof(keys) / sizeof(keys[0]))];
+	const struct krcore_lmr_alloc *k = &keys[pick(NKEYS)];
 	struct krcore_lock lk = {
 		.addr = pick(2) ? (uint64_t)(1 + pick(8)) << 40 | pick(1 << 12) :
 			any_u64(),
