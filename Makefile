@@ -57,7 +57,7 @@ EXAMPLES    := $(BUILD)/bin/krc_example $(BUILD)/bin/readme_read8 $(RPC_EXAMPLES
 PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
-.PHONY: demo-kvs demo-serverless demo-basics mutants all module lib tools unit benches bench bench-quick bench-rpc bench-publish deps demo test install clean fuzz ready \
+.PHONY: demo-kvs demo-serverless demo-basics mutants all module lib tools unit benches bench bench-quick bench-rpc bench-lmr bench-publish deps demo test install clean fuzz ready \
 	test-passive-loop soak test-debug debug-kernel install-dkms deb
 all: module lib tools unit benches
 
@@ -263,6 +263,23 @@ bench-rpc: all
 		>$(BUILD)/bench/rpc/summary.txt; \
 	sh bench/report.sh - $(BUILD)/bench/rpc-results - - $(BUILD)/bench/rpc || rc=1; \
 	cat $(BUILD)/bench/rpc/summary.txt; \
+	exit $$rc
+
+# The remote memory benchmark of issue 27 on three nodes (bench/lmr.sh):
+# an LMR READ beside the raw VQ READ, remote allocation, memset and copy at
+# the owner beside a process moving the bytes, krcore's lock beside a CAS
+# lock at 1, 4 and 8 processes; node1's "lmr_bench:" and "ratio:" lines
+# in build/bench/lmr/summary.txt. Knobs: KRC_BENCH_LMR_* (bench/lmr.sh).
+bench-lmr: all
+	rm -rf $(BUILD)/bench/lmr
+	@mkdir -p $(BUILD)/bench
+	tools/krcluster -n 3 -t 1200 -p -o $(BUILD)/bench/lmr -- sh bench/lmr.sh; \
+	rc=$$?; \
+	{ echo "commit $$(git describe --always --dirty 2>/dev/null || echo unknown)"; \
+	  echo "date $$(date -u '+%Y-%m-%d %H:%M UTC')"; \
+	  grep -a '^lmr_bench:\|^ratio:' $(BUILD)/bench/lmr/lmr_bench.out; } \
+		>$(BUILD)/bench/lmr/summary.txt; \
+	cat $(BUILD)/bench/lmr/summary.txt; \
 	exit $$rc
 
 # The last make bench's results under docs/results (README.md with every
