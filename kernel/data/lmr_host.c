@@ -638,7 +638,8 @@ static void krc_lmrh_on_op(struct krc_peer *peer,
 	mutex_unlock(&krc_lmrh.lock);
 	return;
 answer:
-	krc_event(KRC_EV_LMR_SET_REFUSED);
+	if (ret)	/* not a repeat of one done: that is no refusal */
+		krc_event(KRC_EV_LMR_SET_REFUSED);
 	krc_lmrh_reply(peer, rep, m->req_id, ret, NULL, m->region);
 }
 

@@ -49,6 +49,8 @@ static int lmr_alloc(uint64_t len, uint32_t access, struct krcore_lmr_alloc *a)
 	memcpy(a->gid, owner, 16);
 	a->length = len;
 	a->access = access;
+	/* 160 MiB takes the debug kernel's owner more than the default 3 s */
+	a->timeout_ms = 30000;
 	return ioctl(krc_vq_fd(vq), KRCORE_IOC_LMR_ALLOC, a) < 0 ? -errno : 0;
 }
 
