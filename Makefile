@@ -32,6 +32,7 @@ LIB_SONAME  := libkrcore.so.0
 KRC_VERSION := $(shell sed -n 's/^\#define KRC_VERSION[[:space:]]*"\(.*\)"/\1/p' kernel/core/core.h)
 
 COMMON_SRCS := common/auth.c common/card.c common/dgram.c common/hash.c common/meta_table.c \
+	       common/names.c \
 	       common/proto.c common/rpc.c common/sha256.c \
 	       common/wr_check.c
 LIB_SRCS    := lib/vq.c lib/query.c lib/connect.c lib/dataplane.c lib/lmr.c lib/lock.c \
@@ -133,7 +134,7 @@ FUZZ_FLAGS  := -g -O1 -fsanitize=fuzzer,address,undefined \
 	       -Itests/include -D_GNU_SOURCE
 FUZZ_COMMON := common/auth.c common/credit.c common/flow.c common/rpc.c common/sha256.c common/card.c common/dgram.c common/proto.c common/wr_check.c \
 	       common/meta_table.c \
-	       common/hash.c common/kvs.c
+	       common/hash.c common/kvs.c common/names.c
 FUZZ_BINS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 fuzz: $(FUZZ_BINS)

@@ -41,6 +41,8 @@
 #define MSG_MEM_REGION	112
 #define MSG_MEM_SRC_OFF	88	/* MEM_COPY: instead of access and rkey */
 #define MSG_MEM_SRC_REGION	116
+#define MSG_MEM_NAME	92	/* MEM_[UN]PUBLISH: instead of 92..115 */
+#define MSG_MEM_NAME_REGION	116
 #define KRC_PORT_MAX	0xffffU
 
 /* rdma_cm private data offsets (hello and table descriptor). */
@@ -94,6 +96,12 @@ void krc_msg_encode(const struct krc_ctrl_msg *m, u8 buf[KRC_MSG_SIZE])
 		krc_put_le64(buf + MSG_FLOW_COUNT, m->count);
 		return;
 	}
+	if (krc_msg_is_naming(m->type)) {
+		krc_put_le32(buf + MSG_MEM_ACCESS, m->access);
+		memcpy(buf + MSG_MEM_NAME, m->name, KRC_NAME_LEN);
+		krc_put_le32(buf + MSG_MEM_NAME_REGION, m->region);
+		return;
+	}
 	if (m->type == KRC_MSG_MEM_COPY) {
 		krc_put_le64(buf + MSG_MEM_SRC_OFF, m->src_off);
 		krc_put_le32(buf + MSG_MEM_SRC_REGION, m->src_region);
@@ -128,7 +136,12 @@ bool krc_msg_is_flow(unsigned int type)
 bool krc_msg_is_mem(unsigned int type)
 {
 	return (type >= KRC_MSG_MEM_ALLOC && type <= KRC_MSG_MEM_FREE_REP) ||
-	       (type >= KRC_MSG_MEM_SET && type <= KRC_MSG_MEM_UNLOCK_REP);
+	       (type >= KRC_MSG_MEM_SET && type <= KRC_MSG_MEM_UNPUBLISH_REP);
+}
+
+bool krc_msg_is_naming(unsigned int type)
+{
+	return type == KRC_MSG_MEM_PUBLISH || type == KRC_MSG_MEM_UNPUBLISH;
 }
 
 static bool rights_ok(u32 access)
@@ -159,8 +172,26 @@ static int mem_check(const struct krc_ctrl_msg *m)
 		return 0;
 	case KRC_MSG_MEM_FREE:
 		return m->region && bare && !m->status ? 0 : -EBADMSG;
+	case KRC_MSG_MEM_PUBLISH:
+	case KRC_MSG_MEM_UNPUBLISH:
+		if (!m->region || krc_name_valid(m->name) || m->status)
+			return -EBADMSG;
+		/* PUBLISH: rights; UNPUBLISH: none */
+		if (m->type == KRC_MSG_MEM_PUBLISH ? !rights_ok(m->access) :
+		    m->access != 0)
+			return -EBADMSG;
+		return 0;
+	case KRC_MSG_MEM_PUBLISH_REP:
+		if (m->status > KRC_STATUS_MAX || !m->region)
+			return -EBADMSG;
+		if (m->status)
+			return bare ? 0 : -EBADMSG;
+		if (!rights_ok(m->access) || !m->length ||
+		    m->length > KRC_LMR_MAX_LEN)
+			return -EBADMSG;
+		return 0;
 	case KRC_MSG_MEM_SET:
-		if (!m->region || m->access > 0xff || m->rkey || !m->length ||
+		if (!m->region || m->access > 0xff || !m->length ||
 		    m->length > KRC_LMR_MAX_LEN || m->addr > KRC_LMR_MAX_LEN ||
 		    m->status)
 			return -EBADMSG;
@@ -186,7 +217,7 @@ static int mem_check(const struct krc_ctrl_msg *m)
 		    !m->status == !m->length)
 			return -EBADMSG;
 		return 0;
-	default:	/* FREE_REP, SET_REP, COPY_REP, UNLOCK_REP */
+	default:	/* FREE_REP, SET_REP, COPY_REP, UNLOCK_REP, UNPUBLISH_REP */
 		return m->region && bare && m->status <= KRC_STATUS_MAX ?
 		       0 : -EBADMSG;
 	}
@@ -256,6 +287,10 @@ static int msg_check(const struct krc_ctrl_msg *m)
 	case KRC_MSG_MEM_LOCK_REP:
 	case KRC_MSG_MEM_UNLOCK:
 	case KRC_MSG_MEM_UNLOCK_REP:
+	case KRC_MSG_MEM_PUBLISH:
+	case KRC_MSG_MEM_PUBLISH_REP:
+	case KRC_MSG_MEM_UNPUBLISH:
+	case KRC_MSG_MEM_UNPUBLISH_REP:
 		return mem_check(m);
 	case KRC_MSG_GOODBYE:
 	case KRC_MSG_META_REGISTER:
@@ -310,6 +345,13 @@ static int msg_decode(const u8 *buf, size_t len, struct krc_ctrl_msg *m)
 		m->epoch = krc_get_le32(buf + MSG_FLOW_EPOCH);
 		m->want = krc_get_le32(buf + MSG_FLOW_WANT);
 		m->count = krc_get_le64(buf + MSG_FLOW_COUNT);
+		return msg_check(m);
+	}
+	if (krc_msg_is_naming(m->type)) {
+		m->access = krc_get_le32(buf + MSG_MEM_ACCESS);
+		memcpy(m->name, buf + MSG_MEM_NAME, KRC_NAME_LEN);
+		m->region = m->slot;	/* bytes 116..119 */
+		m->slot = 0;
 		return msg_check(m);
 	}
 	if (m->type == KRC_MSG_MEM_COPY) {
@@ -454,6 +496,14 @@ const char *krc_msg_type_name(unsigned int type)
 		return "mem_unlock";
 	case KRC_MSG_MEM_UNLOCK_REP:
 		return "mem_unlock_rep";
+	case KRC_MSG_MEM_PUBLISH:
+		return "mem_publish";
+	case KRC_MSG_MEM_PUBLISH_REP:
+		return "mem_publish_rep";
+	case KRC_MSG_MEM_UNPUBLISH:
+		return "mem_unpublish";
+	case KRC_MSG_MEM_UNPUBLISH_REP:
+		return "mem_unpublish_rep";
 	case KRC_MSG_META_REGISTER:
 		return "meta_register";
 	case KRC_MSG_META_DEREGISTER:

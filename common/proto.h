@@ -55,6 +55,15 @@
  * offset and in length the req_id of the MEM_LOCK it ends (its ticket: it
  * releases the lock that call was granted, or cancels it while it waits);
  * MEM_UNLOCK_REP the region and a status.
+ * MEM_PUBLISH (publish a region under a name, in the owner's names table,
+ * common/names.h) and MEM_UNPUBLISH (revoke it) carry, instead of 92..119:
+ *   92  u8 name[24]   a valid name (names.h)   116 u32 region
+ * and PUBLISH the rights in access (a subset of the region's), UNPUBLISH
+ * access 0; MEM_PUBLISH_REP the region, the rights, the publication's rkey,
+ * length and address, or a status and nothing; MEM_UNPUBLISH_REP the
+ * region and a status. MEM_SET may carry an rkey: 0 when the holder sets
+ * its own region, else the key of a publication with the REMOTE_WRITE
+ * right that the caller looked up.
  *
  * The MetaServer's rdma_cm connection carries two private data blobs:
  * the member's hello (struct krc_meta_hello) in the connect request and
@@ -74,6 +83,7 @@
 
 #include "compat.h"
 #include "auth.h"
+#include "names.h"
 #include "../include/uapi/krcore.h"
 
 #define KRC_MSG_MAGIC		0x3143524bU	/* "KRC1" */
@@ -110,11 +120,15 @@ enum krc_msg_type {
 	KRC_MSG_MEM_LOCK_REP	= 24,	/* owner -> locker: granted (number), or status */
 	KRC_MSG_MEM_UNLOCK	= 25,	/* locker -> owner: region, rkey, offset, ticket */
 	KRC_MSG_MEM_UNLOCK_REP	= 26,	/* owner -> locker: region, status */
+	KRC_MSG_MEM_PUBLISH	= 27,	/* holder -> owner: region, name, rights */
+	KRC_MSG_MEM_PUBLISH_REP	= 28,	/* owner -> holder: its key, or status */
+	KRC_MSG_MEM_UNPUBLISH	= 29,	/* holder -> owner: region, name */
+	KRC_MSG_MEM_UNPUBLISH_REP = 30,	/* owner -> holder: region, status */
 	/* registration, member <-> MetaServer over RC SEND/RECV */
 	KRC_MSG_META_REGISTER	= 16,	/* card: publish it */
 	KRC_MSG_META_DEREGISTER	= 17,	/* card: remove it (same incarnation only) */
 	KRC_MSG_META_REPLY	= 18,	/* status, slot */
-	KRC_MSG_TYPE_MAX	= 26,
+	KRC_MSG_TYPE_MAX	= 30,
 };
 
 /* status of NAKs and replies: 0 or a positive errno value. */
@@ -151,6 +165,7 @@ struct krc_ctrl_msg {
 	u32 region;
 	u64 src_off;			/* MEM_COPY */
 	u32 src_region;
+	char name[KRC_NAME_LEN];	/* MEM_PUBLISH, MEM_UNPUBLISH */
 	u8 mac[KRC_MAC_LEN];		/* META_*: see above */
 	u8 ctrl_mac[KRC_CTRL_MAC_LEN];	/* the others: see above */
 };
@@ -177,6 +192,8 @@ bool krc_msg_is_meta(unsigned int type);
 bool krc_msg_is_flow(unsigned int type);
 /* Is @type one of MEM_* (access, rkey, length, addr, region)? */
 bool krc_msg_is_mem(unsigned int type);
+/* Is @type MEM_PUBLISH or MEM_UNPUBLISH (access, name, region at 116)? */
+bool krc_msg_is_naming(unsigned int type);
 
 /*
  * Sign @m (a META_* message) for the connection of @n: m->mac becomes the

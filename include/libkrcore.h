@@ -168,6 +168,30 @@ int krc_lmr_cas(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
 		uint64_t compare, uint64_t swap, uint64_t *old, uint32_t lkey);
 
 /*
+ * Names (ABI 12, KRCORE_1.7). krc_lmr_publish() publishes a region this
+ * process allocated under @name (1 .. 23 printable characters) on the
+ * region's node, with @rights (a subset of the region's): that node's
+ * kernel registers the region once more with exactly those rights.
+ * krc_lmr_lookup() finds a name on the node @vq is connected to (after
+ * krc_connect(): one RDMA READ of that node's names table) and fills
+ * @lmr with the region, the name's key and rights: read, write, atomics,
+ * krc_lmr_set() with REMOTE_WRITE and krc_lock() with REMOTE_ATOMIC work
+ * on it as on a region of one's own, within those rights (the owner's
+ * RNIC and kernel check them); krc_lmr_free() of it only forgets it.
+ * krc_lmr_unpublish() revokes the name: it goes from the table and its
+ * key dies at once, for everyone who looked it up. Names go with their
+ * region. 0 or -errno: -EEXIST (taken), -ENOENT (no such name), -EACCES
+ * (rights the region lacks), -ENOSPC (the node's table is full),
+ * -ENOTCONN (no RC connection to the owner yet: retry), -EPERM (a
+ * region looked up cannot be published again).
+ */
+int krc_lmr_publish(struct krc_vq *vq, const struct krc_lmr *lmr,
+		    const char *name, unsigned int rights);
+int krc_lmr_unpublish(struct krc_vq *vq, const struct krc_lmr *lmr,
+		      const char *name);
+int krc_lmr_lookup(struct krc_vq *vq, const char *name, struct krc_lmr *lmr);
+
+/*
  * Locks and barriers (ABI 11, KRCORE_1.6) on words of remote memory. Any
  * process with a region's key (a struct krc_lmr it was given: gid, addr,
  * length, rkey) and the REMOTE_ATOMIC right may use them.

@@ -185,3 +185,109 @@ int krc_lmr_cas(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
 	return lmr_atomic(vq, lmr, KRCORE_WR_ATOMIC_CAS, offset, compare, swap,
 			  old, lkey);
 }
+
+/* The name in the kernel's form: 1 .. 23 printable bytes, zero-padded. */
+static int lmr_name(const char *name, char out[KRCORE_NAME_LEN])
+{
+	size_t i, n = name ? strnlen(name, KRCORE_NAME_LEN) : 0;
+
+	memset(out, 0, KRCORE_NAME_LEN);
+	if (!n || n == KRCORE_NAME_LEN)
+		return krcl_fail(-EINVAL, "a name of 1 .. %d printable characters",
+				 KRCORE_NAME_LEN - 1);
+	for (i = 0; i < n; i++)
+		if (name[i] < 0x21 || name[i] > 0x7e)
+			return krcl_fail(-EINVAL, "a name of printable ASCII, no spaces");
+	memcpy(out, name, n);
+	return 0;
+}
+
+static int name_fail(int ret, const char *what, const char *name,
+		     const uint8_t gid[16])
+{
+	static const uint8_t no_gid[16];
+
+	switch (ret) {
+	case -EEXIST:
+		return krcl_fail(ret, "%s \"%s\": the name is taken on that node",
+				 what, name);
+	case -ENOSPC:
+		return krcl_fail(ret, "%s \"%s\": no room in that node's names table",
+				 what, name);
+	case -EPERM:
+		return krcl_fail(ret, "%s \"%s\": a region looked up is not this process's to name",
+				 what, name);
+	case -ENOTCONN:
+		return krcl_fail(ret, "%s \"%s\": the VQ has no connection to read the table over",
+				 what, name);
+	case -EOPNOTSUPP:
+		return krcl_fail(ret, "%s \"%s\": that node has no names table", what,
+				 name);
+	case -EAGAIN:
+		return krcl_fail(ret, "%s \"%s\": the entry kept changing: try again",
+				 what, name);
+	case -ENOENT:
+		if (!gid)
+			return krcl_fail(ret, "%s \"%s\": no such name on that node",
+					 what, name);
+		return krcl_fail(ret, "%s \"%s\": no such name of that region",
+				 what, name);
+	default:
+		return lmr_fail(ret, what, gid ? gid : no_gid);
+	}
+}
+
+int krc_lmr_publish(struct krc_vq *vq, const struct krc_lmr *lmr,
+		    const char *name, unsigned int rights)
+{
+	struct krcore_lmr_publish p;
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	ret = lmr_name(name, p.name);
+	if (ret)
+		return ret;
+	p.handle = lmr->handle;
+	p.access = rights;
+	ret = krcl_ioctl(vq, KRCORE_IOC_LMR_PUBLISH, &p);
+	return ret < 0 ? name_fail(ret, "publish", name, lmr->gid) : 0;
+}
+
+int krc_lmr_unpublish(struct krc_vq *vq, const struct krc_lmr *lmr,
+		      const char *name)
+{
+	struct krcore_lmr_publish p;
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	ret = lmr_name(name, p.name);
+	if (ret)
+		return ret;
+	p.handle = lmr->handle;
+	ret = krcl_ioctl(vq, KRCORE_IOC_LMR_UNPUBLISH, &p);
+	return ret < 0 ? name_fail(ret, "unpublish", name, lmr->gid) : 0;
+}
+
+int krc_lmr_lookup(struct krc_vq *vq, const char *name, struct krc_lmr *lmr)
+{
+	struct krcore_lmr_lookup lk;
+	int ret;
+
+	memset(&lk, 0, sizeof(lk));
+	memset(lmr, 0, sizeof(*lmr));
+	ret = lmr_name(name, lk.name);
+	if (ret)
+		return ret;
+	ret = krcl_ioctl(vq, KRCORE_IOC_LMR_LOOKUP, &lk);
+	if (ret < 0)
+		return name_fail(ret, "lookup of", name, NULL);
+	memcpy(lmr->gid, lk.gid, 16);
+	lmr->addr = lk.addr;
+	lmr->length = lk.length;
+	lmr->incarnation = lk.incarnation;
+	lmr->rkey = lk.rkey;
+	lmr->handle = lk.handle;
+	lmr->rights = lk.access;
+	lmr->region = lk.region;
+	return 0;
+}

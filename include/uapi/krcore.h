@@ -25,7 +25,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define KRCORE_ABI_VERSION	11
+#define KRCORE_ABI_VERSION	12
 #define KRCORE_DEVICE_PATH	"/dev/krcore"
 #define KRCORE_IOC_MAGIC	0xC7
 
@@ -506,6 +506,63 @@ struct krcore_unlock {
 	__u64 reserved;		/* in: 0 */
 };
 
+/*
+ * Names (ABI 12). KRCORE_IOC_LMR_PUBLISH publishes the region @handle of
+ * the calling process (one it allocated) under @name in its owner's names
+ * table, with @access rights (REMOTE_* bits, a subset of the region's): the
+ * owner registers the region once more with exactly those rights, and
+ * @rkey (out) is that registration's key. Any process of any node may look
+ * the name up (KRCORE_IOC_LMR_LOOKUP) and use the region with that key, and
+ * nothing more: the owner's RNIC refuses other rights. A region may carry
+ * several names with different rights. @name is 1 .. 23 printable ASCII
+ * bytes, NUL-padded; a name is unique on its owner node.
+ * KRCORE_IOC_LMR_UNPUBLISH revokes @name (@access 0): the name goes from
+ * the table and its key dies at once (deregistered), whoever holds it. A
+ * publication also goes with its region (freed by its holder, its holder's
+ * exit, node or membership) and with its owner (a reload).
+ * Errors: EINVAL (@name, @access or reserved), ENOENT (not a region of
+ * this process; UNPUBLISH: no such name of that region), EACCES (@access
+ * beyond the region's rights), EEXIST (the name is taken on that node),
+ * ENOSPC (the owner's table has no room for it: its bucket is full, or
+ * the holder's node has a quarter of the table), ESTALE (the owner
+ * reloaded), ETIMEDOUT, EINTR, EHOSTUNREACH, ENODEV.
+ *
+ * KRCORE_IOC_LMR_LOOKUP looks @name up on the node at the other end of the
+ * VQ's connection (after KRCORE_IOC_QCONNECT, RC or loopback) with one
+ * READ of that node's names table, and gives the process a handle of the
+ * region (@handle, usable with KRCORE_IOC_LMR_SET if @access has
+ * REMOTE_WRITE, KRCORE_IOC_LOCK with REMOTE_ATOMIC, KRCORE_IOC_LMR_FREE to
+ * forget it: a looked-up region is not the process's to free). @gid and
+ * @incarnation (out) are the owner's. A VQ on the datagram path reads over
+ * a ready pooled RC connection of its peer. Errors: EINVAL, ENOENT (no
+ * such name), ENOTCONN (no connection, or on the datagram path none
+ * pooled yet: the RC being built behind it), EOPNOTSUPP (the peer has no names table), EAGAIN (the entry was
+ * being rewritten on every READ), EMFILE, ETIMEDOUT, EACCES.
+ */
+#define KRCORE_NAME_LEN		24
+
+struct krcore_lmr_publish {
+	char  name[KRCORE_NAME_LEN];	/* in */
+	__u32 handle;		/* in: the region */
+	__u32 access;		/* in: PUBLISH: REMOTE_* rights; UNPUBLISH: 0 */
+	__u32 timeout_ms;	/* in: 0 = lmr_timeout_ms */
+	__u32 rkey;		/* out: PUBLISH: the name's key */
+	__u64 reserved;		/* in: 0 */
+};
+
+struct krcore_lmr_lookup {
+	char  name[KRCORE_NAME_LEN];	/* in */
+	__u8  gid[16];		/* out: the owner node */
+	__u64 addr;		/* out: remote_addr of its first byte */
+	__u64 length;		/* out */
+	__u64 incarnation;	/* out: the owner's */
+	__u32 rkey;		/* out */
+	__u32 access;		/* out: the name's rights */
+	__u32 region;		/* out: the owner's id of it */
+	__u32 handle;		/* out: names it in this process */
+	__u64 reserved;		/* in: 0 */
+};
+
 struct krcore_lmr_set {
 	__u32 handle;		/* in */
 	__u32 value;		/* in: 0 .. 255 */
@@ -855,6 +912,12 @@ struct krcore_qwait {
 	_IOWR(KRCORE_IOC_MAGIC, 0x14, struct krcore_lmr_copy)
 #define KRCORE_IOC_LOCK \
 	_IOWR(KRCORE_IOC_MAGIC, 0x15, struct krcore_lock)
+#define KRCORE_IOC_LMR_PUBLISH \
+	_IOWR(KRCORE_IOC_MAGIC, 0x17, struct krcore_lmr_publish)
+#define KRCORE_IOC_LMR_UNPUBLISH \
+	_IOWR(KRCORE_IOC_MAGIC, 0x18, struct krcore_lmr_publish)
+#define KRCORE_IOC_LMR_LOOKUP \
+	_IOWR(KRCORE_IOC_MAGIC, 0x19, struct krcore_lmr_lookup)
 #define KRCORE_IOC_UNLOCK \
 	_IOWR(KRCORE_IOC_MAGIC, 0x16, struct krcore_unlock)
 

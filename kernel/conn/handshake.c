@@ -51,7 +51,7 @@ void krc_hs_fill(struct krc_ctrl_msg *msg, u8 type, u64 req_id)
 	msg->card = krc_node.card;
 	msg->probe_addr = krc_node.page_mr ? krc_node.page_mr->iova : 0;
 	msg->probe_rkey = krc_node.page_mr ? krc_node.page_mr->rkey : 0;
-	msg->probe_len = krc_node.page_mr ? KRCORE_CARD_SIZE : 0;
+	msg->probe_len = krc_node.page_mr ? KRC_NODE_AREA : 0;
 }
 
 static void krc_conn_set_probe(struct krc_conn *conn, const struct krc_ctrl_msg *msg)

@@ -36,7 +36,7 @@ struct krc_conn *krc_conn_loopback(void)
 	if (node->page_mr) {
 		conn->probe_addr = node->page_mr->iova;
 		conn->probe_rkey = node->page_mr->rkey;
-		conn->probe_len = KRCORE_CARD_SIZE;
+		conn->probe_len = KRC_NODE_AREA;
 	}
 	return conn;
 }

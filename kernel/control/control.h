@@ -28,6 +28,7 @@
 
 #include "core/core.h"
 #include "meta_table.h"
+#include "names.h"
 
 struct krc_ctrl;
 struct krc_meta_host;
@@ -46,7 +47,7 @@ struct krc_node {
 	struct krcore_card card;	/* ours, complete once up */
 	struct krc_ctrl *ctrl;
 	struct krc_kqp *kqp;		/* the kernel's own loopback QP */
-	/* the node page: our card, readable by peers (probes) */
+	/* the node area (names.h): our card and names, READ by peers */
 	void *page;
 	u64 page_dma;
 	struct ib_mr *page_mr;
@@ -95,6 +96,8 @@ struct krc_kmem {
 int krc_kmem_alloc(struct krc_kmem *km, u64 bytes, int access, u64 iova);
 void krc_kmem_free(struct krc_kmem *km);
 void krc_kmem_revoke(struct krc_kmem *km);
+struct ib_mr *krc_kmem_reg(struct krc_kmem *km, int access, u64 iova);
+void krc_kmem_unreg(struct ib_mr *mr);
 void krc_kmem_set(struct krc_kmem *km, u64 off, u64 len, u8 value);
 void krc_kmem_copy(struct krc_kmem *dst, u64 doff, struct krc_kmem *src,
 		   u64 soff, u64 len);

@@ -140,6 +140,26 @@ err:
 	return ret;
 }
 
+/*
+ * One more registration of the same memory, with @access from @iova (a
+ * name's key, data/lmr_host.c): the memory must be allocated and stay so
+ * until the MR is deregistered. ERR_PTR on error.
+ */
+struct ib_mr *krc_kmem_reg(struct krc_kmem *km, int access, u64 iova)
+{
+	if (!km->sg_mapped)
+		return ERR_PTR(-ENODEV);
+	return krc_node_reg_mr(km->sgt.sgl, km->nchunks, PAGE_SIZE << km->order,
+			       access, iova);
+}
+
+/* Deregister what krc_kmem_reg() registered: its key is useless now. */
+void krc_kmem_unreg(struct ib_mr *mr)
+{
+	ib_dereg_mr(mr);
+	krc_obj_destroyed(KRC_OBJ_MR);
+}
+
 /* Set @len bytes from @off (inside the memory) to @value, by the CPU. */
 void krc_kmem_set(struct krc_kmem *km, u64 off, u64 len, u8 value)
 {

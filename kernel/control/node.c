@@ -58,29 +58,37 @@ struct ib_mr *krc_node_reg_mr(struct scatterlist *sg, int nents,
 			      iova);
 }
 
-/* The node page: our card, for peers to READ (krctl probe). */
+/*
+ * The node area (common/names.h, KRC_NODE_AREA): our card, then the table
+ * of the names our regions are published under (data/lmr_host.c), for
+ * peers to READ (krctl probe, KRCORE_IOC_LMR_LOOKUP). Remote READ only:
+ * nothing but this kernel writes it.
+ */
+#define KRC_NODE_AREA_ORDER	get_order(KRC_NODE_AREA)
+
 static int krc_node_page_start(struct krc_node *node)
 {
 	struct ib_device *ibdev = node->dev->ibdev;
 	struct scatterlist sg;
 	struct ib_mr *mr;
 
-	node->page = (void *)get_zeroed_page(GFP_KERNEL);
+	node->page = (void *)__get_free_pages(GFP_KERNEL | __GFP_ZERO,
+					      KRC_NODE_AREA_ORDER);
 	if (!node->page)
 		return -ENOMEM;
 	krc_card_encode(&node->card, node->page);
-	sg_init_one(&sg, node->page, PAGE_SIZE);
+	sg_init_one(&sg, node->page, KRC_NODE_AREA);
 	if (!ib_dma_map_sg(ibdev, &sg, 1, DMA_BIDIRECTIONAL)) {
-		free_page((unsigned long)node->page);
+		free_pages((unsigned long)node->page, KRC_NODE_AREA_ORDER);
 		node->page = NULL;
 		return -ENOMEM;
 	}
 	node->page_dma = sg_dma_address(&sg);
-	mr = krc_node_reg_mr(&sg, 1, PAGE_SIZE, IB_ACCESS_REMOTE_READ,
+	mr = krc_node_reg_mr(&sg, 1, KRC_NODE_AREA, IB_ACCESS_REMOTE_READ,
 			     node->page_dma);
 	if (IS_ERR(mr)) {
 		ib_dma_unmap_sg(ibdev, &sg, 1, DMA_BIDIRECTIONAL);
-		free_page((unsigned long)node->page);
+		free_pages((unsigned long)node->page, KRC_NODE_AREA_ORDER);
 		node->page = NULL;
 		return PTR_ERR(mr);
 	}
@@ -98,10 +106,10 @@ static void krc_node_page_stop(struct krc_node *node)
 		node->page_mr = NULL;
 	}
 	if (node->page) {
-		sg_init_one(&sg, node->page, PAGE_SIZE);
+		sg_init_one(&sg, node->page, KRC_NODE_AREA);
 		sg_dma_address(&sg) = node->page_dma;
 		ib_dma_unmap_sg(node->dev->ibdev, &sg, 1, DMA_BIDIRECTIONAL);
-		free_page((unsigned long)node->page);
+		free_pages((unsigned long)node->page, KRC_NODE_AREA_ORDER);
 		node->page = NULL;
 	}
 }

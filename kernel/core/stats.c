@@ -32,6 +32,7 @@ static const char * const krc_obj_names[KRC_NR_OBJ] = {
 	[KRC_OBJ_LMR_HANDLE] = "lmr_handle",
 	[KRC_OBJ_LOCK_ENTRY] = "lock_entry",
 	[KRC_OBJ_LOCK_HELD] = "lock_held",
+	[KRC_OBJ_LMR_NAME] = "lmr_name",
 };
 
 static const char * const krc_event_names[KRC_NR_EV] = {
@@ -218,6 +219,12 @@ static const char * const krc_event_names[KRC_NR_EV] = {
 	[KRC_EV_LOCK_GAVE_UP] = "lock_gave_up",
 	[KRC_EV_LOCK_ORPHANS] = "lock_orphans",
 	[KRC_EV_LOCK_UNLOCK_LOST] = "lock_unlock_lost",
+	[KRC_EV_NAME_PUBLISHES] = "name_publishes",
+	[KRC_EV_NAME_DROPS] = "name_drops",
+	[KRC_EV_NAME_REFUSED] = "name_refused",
+	[KRC_EV_NAME_LOOKUPS] = "name_lookups",
+	[KRC_EV_NAME_MISSES] = "name_misses",
+	[KRC_EV_NAME_REREADS] = "name_rereads",
 };
 
 #define KRC_NR_STATS	(2 * KRC_NR_OBJ + KRC_NR_EV)

@@ -255,6 +255,26 @@ struct krc_lmr_call *krc_lmr_call(struct krc_peer *peer,
 int krc_lmr_wait(struct krc_lmr_call *c);
 void krc_lmr_call_put(struct krc_lmr_call *c);
 struct krc_peer *krc_lmr_owner(const u8 gid[16]);
+int krc_lmr_ask(struct krc_vqueue *vq, const u8 gid[16],
+		const struct krc_ctrl_msg *msg, u32 timeout_ms,
+		struct krc_ctrl_msg *rep);
+
+/*
+ * lmr.c: a region a process holds (proc->lmrs): one it allocated, or one
+ * it looked up by name (lmr_name.c), which is not its to free.
+ */
+struct krc_lmr_handle {
+	u8 gid[16];
+	u64 owner_inc;
+	u32 region;
+	u32 access;
+	u64 length;
+	u32 rkey;			/* looked up: the name's key, else 0 */
+	bool named;			/* looked up */
+};
+
+int krc_lmr_keep_handle(struct krc_proc *proc, const struct krc_lmr_handle *src,
+			u32 *handle);
 
 /* lmr.c, lmr_host.c: remote memory regions held here, owned here */
 long krc_ioc_lmr_alloc(struct krc_vqueue *vq, void __user *uarg);
@@ -283,6 +303,18 @@ long krc_ioc_unlock(struct krc_vqueue *vq, void __user *uarg);
 void krc_lock_orphan(struct krc_peer *peer, const struct krc_ctrl_msg *m);
 void krc_lock_proc_release(struct krc_proc *proc);
 void krc_lockh_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg);
+
+/* name_table.c: the names table of the node area (common/names.h) */
+int krc_names_reserve(const char name[KRC_NAME_LEN], const u8 holder[16],
+		      u32 *slot);
+void krc_names_write(u32 slot, const struct krc_name_entry *e);
+void krc_names_drop(u32 slot);
+void krc_names_reset(void);
+
+/* lmr_name.c: names of regions, published, revoked and looked up */
+long krc_ioc_lmr_publish(struct krc_vqueue *vq, void __user *uarg,
+			 bool publish);
+long krc_ioc_lmr_lookup(struct krc_vqueue *vq, void __user *uarg);
 void krc_lockh_region_gone(u32 id, u32 rkey);
 void krc_lockh_forget(const u8 gid[16], u64 inc);
 void krc_lockh_sweep(const struct krc_members_view *v);

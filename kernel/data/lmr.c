@@ -35,14 +35,6 @@
  */
 #define KRC_LMR_ANSWERED	64
 
-struct krc_lmr_handle {
-	u8 gid[16];
-	u64 owner_inc;
-	u32 region;
-	u32 access;
-	u64 length;
-};
-
 static struct {
 	struct mutex lock;		/* calls, next_req, running */
 	struct list_head calls;
@@ -223,6 +215,8 @@ void krc_lmr_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg)
 	case KRC_MSG_MEM_FREE:
 	case KRC_MSG_MEM_SET:
 	case KRC_MSG_MEM_COPY:
+	case KRC_MSG_MEM_PUBLISH:
+	case KRC_MSG_MEM_UNPUBLISH:
 		krc_lmrh_msg(peer, msg);
 		break;
 	case KRC_MSG_MEM_LOCK:
@@ -278,19 +272,15 @@ struct krc_peer *krc_lmr_owner(const u8 gid[16])
 	return peer;
 }
 
-static int krc_lmr_keep(struct krc_proc *proc, struct krc_peer *peer,
-			const struct krc_ctrl_msg *rep, u32 *handle)
+/* A copy of @src in the process's table: its index in *handle. */
+int krc_lmr_keep_handle(struct krc_proc *proc, const struct krc_lmr_handle *src,
+			u32 *handle)
 {
-	struct krc_lmr_handle *h = kzalloc(sizeof(*h), GFP_KERNEL);
+	struct krc_lmr_handle *h = kmemdup(src, sizeof(*src), GFP_KERNEL);
 	int ret;
 
 	if (!h)
 		return -ENOMEM;
-	memcpy(h->gid, peer->gid, 16);
-	h->owner_inc = rep->card.incarnation;
-	h->region = rep->region;
-	h->access = rep->access;
-	h->length = rep->length;
 	ret = xa_alloc(&proc->lmrs, handle, h,
 		       XA_LIMIT(1, max(krc_param_lmr_max_per_proc, 1U)),
 		       GFP_KERNEL);
@@ -300,6 +290,20 @@ static int krc_lmr_keep(struct krc_proc *proc, struct krc_peer *peer,
 	}
 	krc_obj_created(KRC_OBJ_LMR_HANDLE);
 	return 0;
+}
+
+static int krc_lmr_keep(struct krc_proc *proc, struct krc_peer *peer,
+			const struct krc_ctrl_msg *rep, u32 *handle)
+{
+	struct krc_lmr_handle h = {
+		.owner_inc = rep->card.incarnation,
+		.region = rep->region,
+		.access = rep->access,
+		.length = rep->length,
+	};
+
+	memcpy(h.gid, peer->gid, 16);
+	return krc_lmr_keep_handle(proc, &h, handle);
 }
 
 long krc_ioc_lmr_alloc(struct krc_vqueue *vq, void __user *uarg)
@@ -388,6 +392,10 @@ long krc_ioc_lmr_free(struct krc_vqueue *vq, void __user *uarg)
 	if (!h)
 		return -ENOENT;
 	krc_obj_destroyed(KRC_OBJ_LMR_HANDLE);
+	if (h->named) {
+		kfree(h);	/* looked up: not this process's to free */
+		return 0;
+	}
 	msg.dst_incarnation = h->owner_inc;
 	msg.region = h->region;
 	ret = krc_vq_enter(vq);
@@ -415,9 +423,13 @@ long krc_ioc_lmr_free(struct krc_vqueue *vq, void __user *uarg)
 	return ret;
 }
 
-/* A waited call of @msg to the owner @gid, outside the gate: 0 or -errno. */
-static int krc_lmr_op(struct krc_vqueue *vq, const u8 gid[16],
-		      const struct krc_ctrl_msg *msg, u32 timeout_ms)
+/*
+ * A waited call of @msg to the owner @gid, outside the gate: 0 or -errno;
+ * the answer in *@rep if asked for.
+ */
+int krc_lmr_ask(struct krc_vqueue *vq, const u8 gid[16],
+		const struct krc_ctrl_msg *msg, u32 timeout_ms,
+		struct krc_ctrl_msg *rep)
 {
 	struct krc_lmr_call *c;
 	struct krc_peer *peer;
@@ -438,6 +450,8 @@ static int krc_lmr_op(struct krc_vqueue *vq, const u8 gid[16],
 	ret = krc_lmr_wait(c);
 	if (!ret && c->rep.status)
 		ret = -c->rep.status;
+	if (!ret && rep)
+		*rep = c->rep;
 	krc_lmr_call_put(c);
 	return ret;
 }
@@ -479,6 +493,7 @@ long krc_ioc_lmr_set(struct krc_vqueue *vq, void __user *uarg)
 		memcpy(owner, h->gid, 16);
 		msg.dst_incarnation = h->owner_inc;
 		msg.region = h->region;
+		msg.rkey = h->rkey;	/* a name's: the owner checks it */
 		ret = krc_lmr_op_ok(h, KRCORE_ACCESS_REMOTE_WRITE, st.offset,
 				    st.length);
 	}
@@ -490,7 +505,7 @@ long krc_ioc_lmr_set(struct krc_vqueue *vq, void __user *uarg)
 	msg.addr = st.offset;
 	msg.length = st.length;
 	msg.access = st.value;
-	return krc_lmr_op(vq, owner, &msg, st.timeout_ms);
+	return krc_lmr_ask(vq, owner, &msg, st.timeout_ms, NULL);
 }
 
 /* A copy at the owner, between two regions of this process there. */
@@ -518,6 +533,8 @@ long krc_ioc_lmr_copy(struct krc_vqueue *vq, void __user *uarg)
 		msg.src_region = s->region;
 		if (memcmp(d->gid, s->gid, 16) || d->owner_inc != s->owner_inc)
 			ret = -EXDEV;	/* not yet: two owners */
+		else if (d->named || s->named)
+			ret = -EPERM;	/* the holder's own regions only */
 		else
 			ret = krc_lmr_op_ok(d, KRCORE_ACCESS_REMOTE_WRITE,
 					    cp.dst_offset, cp.length) ?:
@@ -532,7 +549,7 @@ long krc_ioc_lmr_copy(struct krc_vqueue *vq, void __user *uarg)
 	msg.addr = cp.dst_offset;
 	msg.src_off = cp.src_offset;
 	msg.length = cp.length;
-	return krc_lmr_op(vq, owner, &msg, cp.timeout_ms);
+	return krc_lmr_ask(vq, owner, &msg, cp.timeout_ms, NULL);
 }
 
 u32 krc_lmr_count(struct krc_proc *proc)
@@ -556,7 +573,7 @@ void krc_lmr_proc_release(struct krc_proc *proc)
 	xa_for_each(&proc->lmrs, i, h) {
 		xa_erase(&proc->lmrs, i);
 		krc_obj_destroyed(KRC_OBJ_LMR_HANDLE);
-		peer = krc_peer_get(h->gid, false);
+		peer = h->named ? NULL : krc_peer_get(h->gid, false);
 		if (peer && !IS_ERR(peer)) {
 			krc_lmr_free_async(peer, h->owner_inc, h->region);
 			krc_peer_put(peer);

@@ -65,11 +65,36 @@ struct krc_lmr_region {
 	u32 access;			/* KRCORE_ACCESS_REMOTE_* */
 	bool ready;			/* registered, answered */
 	struct krc_kmem mem;
+	struct list_head names;		/* struct krc_lmr_name: live, pending */
+	struct list_head dead_names;	/* unlinked with it: destroy's */
+	u64 unpublished[KRC_LMR_SETS];	/* UNPUBLISHes done: their req_ids */
+	u32 unpublished_next;
 	struct {
+		u8 gid[16];		/* the caller: any node with a name */
+		u64 inc;
 		u64 req_id;
 		int status;		/* -EINPROGRESS while it runs */
 	} sets[KRC_LMR_SETS];
 	u32 set_next;
+};
+
+/*
+ * A name the region is published under (MEM_PUBLISH): one more
+ * registration of its memory with exactly the name's rights, and the
+ * name's slot in the names table (name_table.c). Pending (mr NULL) while
+ * krc_wq registers it; on the region's names list until revoked.
+ */
+struct krc_lmr_name {
+	struct list_head node;		/* r->names, r->dead_names */
+	struct krc_lmr_region *r;	/* its region (no reference) */
+	struct work_struct work;	/* the registration */
+	struct krc_peer *peer;		/* the holder's, while pending */
+	struct ib_mr *mr;		/* NULL while pending */
+	u32 access;
+	u32 slot;
+	u64 req_id;			/* of the MEM_PUBLISH */
+	bool dead;			/* pending, and its region went */
+	char name[KRC_NAME_LEN];
 };
 
 /* A MEM_SET or MEM_COPY, done by the CPU on krc_wq. */
@@ -78,7 +103,8 @@ struct krc_lmr_set_job {
 	struct krc_lmr_region *r;	/* a reference (the destination) */
 	struct krc_lmr_region *src;	/* COPY: a reference, else NULL */
 	u64 src_off;
-	struct krc_peer *peer;		/* the holder's, a reference */
+	struct krc_peer *peer;		/* the caller's, a reference */
+	u64 inc;			/* the caller's incarnation */
 	u64 req_id;
 	u64 off;
 	u64 len;
@@ -96,6 +122,7 @@ static struct {
 	struct mutex lock;		/* regions, used, last_id, running */
 	struct list_head regions;
 	struct xarray rkeys;		/* rkey -> ready region (datagrams) */
+	struct xarray nkeys;		/* rkey -> a ready name's struct */
 	u64 used;			/* bytes charged */
 	u32 last_id;
 	struct {
@@ -113,6 +140,7 @@ static struct {
 	.lock = __MUTEX_INITIALIZER(krc_lmrh.lock),
 	.regions = LIST_HEAD_INIT(krc_lmrh.regions),
 	.rkeys = XARRAY_INIT(krc_lmrh.rkeys, 0),
+	.nkeys = XARRAY_INIT(krc_lmrh.nkeys, 0),
 	.gone_lock = __SPIN_LOCK_UNLOCKED(krc_lmrh.gone_lock),
 	.gone = LIST_HEAD_INIT(krc_lmrh.gone),
 };
@@ -183,15 +211,38 @@ static void krc_lmrh_release(struct kref *ref)
  */
 static void krc_lmrh_destroy(struct krc_lmr_region *r)
 {
+	struct krc_lmr_name *n, *tmp;
+
 	if (r->ready)
-		krc_lockh_region_gone(r->id, r->mem.mr->rkey);
+		krc_lockh_region_gone(r->id, 0);
+	list_for_each_entry_safe(n, tmp, &r->dead_names, node) {
+		list_del(&n->node);
+		krc_kmem_unreg(n->mr);
+		kfree(n);
+		krc_obj_destroyed(KRC_OBJ_LMR_NAME);
+	}
 	krc_kmem_revoke(&r->mem);
 	kref_put(&r->ref, krc_lmrh_release);
+}
+
+/*
+ * Name @n leaves the table and the keys (krc_lmrh.lock held): peers no
+ * longer find it, datagrams no longer reach the region with its key. Its
+ * MR, and so the key itself, goes after (krc_lmrh_name_free()).
+ */
+static void krc_lmrh_name_unlink(struct krc_lmr_name *n)
+{
+	lockdep_assert_held(&krc_lmrh.lock);
+	xa_erase(&krc_lmrh.nkeys, n->mr->rkey);
+	krc_names_drop(n->slot);
+	list_del(&n->node);
+	krc_event(KRC_EV_NAME_DROPS);
 }
 
 /* Off the list, the keys and the pool (krc_lmrh.lock held). */
 static void krc_lmrh_unlink(struct krc_lmr_region *r)
 {
+	struct krc_lmr_name *n, *tmp;
 	u32 t = krc_lmrh.tomb_next;
 
 	lockdep_assert_held(&krc_lmrh.lock);
@@ -203,6 +254,15 @@ static void krc_lmrh_unlink(struct krc_lmr_region *r)
 	if (r->ready)
 		xa_erase(&krc_lmrh.rkeys, r->mem.mr->rkey);
 	krc_lmrh.used -= r->charge;
+	/* Its names go with it: the ready ones now, the pending when done. */
+	list_for_each_entry_safe(n, tmp, &r->names, node) {
+		if (!n->mr) {
+			n->dead = true;
+			continue;
+		}
+		krc_lmrh_name_unlink(n);
+		list_add_tail(&n->node, &r->dead_names);
+	}
 }
 
 static void krc_lmrh_release_work(struct work_struct *work)
@@ -224,11 +284,23 @@ struct krc_lmr_region *krc_lmrh_remote_get(u32 rkey, u64 addr, u64 len,
 	struct krc_lmr_region *r;
 	u64 iova;
 
+	struct krc_lmr_name *n;
+	u32 rights = 0;
+
 	mutex_lock(&krc_lmrh.lock);
 	r = xa_load(&krc_lmrh.rkeys, rkey);
 	if (r) {
+		rights = r->access;
+	} else {
+		n = xa_load(&krc_lmrh.nkeys, rkey);
+		if (n) {
+			r = n->r;
+			rights = n->access;
+		}
+	}
+	if (r) {
 		iova = r->mem.mr->iova;
-		if ((r->access & access) != access || addr < iova ||
+		if ((rights & access) != access || addr < iova ||
 		    len > r->length || addr - iova > r->length - len)
 			r = NULL;
 		else
@@ -238,10 +310,27 @@ struct krc_lmr_region *krc_lmrh_remote_get(u32 rkey, u64 addr, u64 len,
 	return r;
 }
 
-/* Is @rkey the key of a ready region here? Any context (RCU: no lock). */
+/*
+ * Is @rkey the key of a ready region here, or of one of its names? Any
+ * context (RCU: no lock).
+ */
 bool krc_lmrh_is_key(u32 rkey)
 {
-	return !!xa_load(&krc_lmrh.rkeys, rkey);
+	return xa_load(&krc_lmrh.rkeys, rkey) || xa_load(&krc_lmrh.nkeys, rkey);
+}
+
+/* The rights of @rkey on region @r: its own key's, a name's, or 0. */
+static u32 krc_lmrh_key_rights(struct krc_lmr_region *r, u32 rkey)
+{
+	struct krc_lmr_name *n;
+
+	lockdep_assert_held(&krc_lmrh.lock);
+	if (r->mem.mr && r->mem.mr->rkey == rkey)
+		return r->access;
+	list_for_each_entry(n, &r->names, node)
+		if (n->mr && n->mr->rkey == rkey)
+			return n->access;
+	return 0;
 }
 
 /*
@@ -258,8 +347,8 @@ int krc_lmrh_lockable(u32 id, u32 rkey, u64 off)
 	list_for_each_entry(r, &krc_lmrh.regions, node) {
 		if (r->id != id || !r->ready)
 			continue;
-		if (r->mem.mr->rkey != rkey ||
-		    !(r->access & KRCORE_ACCESS_REMOTE_ATOMIC))
+		if (!(krc_lmrh_key_rights(r, rkey) &
+		      KRCORE_ACCESS_REMOTE_ATOMIC))
 			ret = -EACCES;
 		else if (off > r->length - 8 || r->length < 8)
 			ret = -ERANGE;
@@ -432,6 +521,8 @@ static void krc_lmrh_on_alloc(struct krc_peer *peer,
 	}
 	krc_obj_created(KRC_OBJ_LMR);
 	kref_init(&r->ref);
+	INIT_LIST_HEAD(&r->names);
+	INIT_LIST_HEAD(&r->dead_names);
 	INIT_WORK(&r->work, krc_lmrh_alloc_work);
 	memcpy(r->holder, m->card.gid, 16);
 	r->holder_inc = m->card.incarnation;
@@ -513,7 +604,9 @@ static void krc_lmrh_op_work(struct work_struct *work)
 		krc_kmem_set(&r->mem, j->off, j->len, j->value);
 	mutex_lock(&krc_lmrh.lock);
 	for (i = 0; i < KRC_LMR_SETS; i++)
-		if (r->sets[i].req_id == j->req_id)
+		if (r->sets[i].req_id == j->req_id &&
+		    r->sets[i].inc == j->inc &&
+		    !memcmp(r->sets[i].gid, j->peer->gid, 16))
 			r->sets[i].status = 0;
 	mutex_unlock(&krc_lmrh.lock);
 	krc_event(j->src ? KRC_EV_LMR_COPIES : KRC_EV_LMR_SETS);
@@ -544,14 +637,22 @@ static int krc_lmrh_op_check(struct krc_lmr_region *r,
 			     const struct krc_ctrl_msg *m, u32 right, u64 off,
 			     u64 len)
 {
-	if (!r)
-		return -ENOENT;
-	if (memcmp(r->holder, m->card.gid, 16) ||
-	    r->holder_inc != m->card.incarnation)
-		return -EPERM;
+	u32 rights = r ? r->access : 0;
+
+	if (!r)		/* a name's key outlived its region: stale */
+		return m->rkey ? -ESTALE : -ENOENT;
 	if (!r->ready)
 		return -EBUSY;
-	if (!(r->access & right))
+	if (m->rkey) {
+		/* a name's key, looked up: its rights; a revoked one: none */
+		rights = krc_lmrh_key_rights(r, m->rkey);
+		if (!rights)
+			return -ESTALE;
+	} else if (memcmp(r->holder, m->card.gid, 16) ||
+		   r->holder_inc != m->card.incarnation) {
+		return -EPERM;
+	}
+	if (!(rights & right))
 		return -EACCES;
 	if (off + len > r->length)
 		return -ERANGE;
@@ -565,7 +666,10 @@ static int krc_lmrh_op_dup(struct krc_lmr_region *r,
 	u32 i;
 
 	for (i = 0; i < KRC_LMR_SETS; i++) {
-		if (r->sets[i].req_id == m->req_id) {
+		/* req_ids are the caller's: named with its node, incarnation */
+		if (r->sets[i].req_id == m->req_id &&
+		    r->sets[i].inc == m->card.incarnation &&
+		    !memcmp(r->sets[i].gid, m->card.gid, 16)) {
 			*dup = r->sets[i].status;
 			return 1;
 		}
@@ -618,6 +722,8 @@ static void krc_lmrh_on_op(struct krc_peer *peer,
 		goto answer;
 	}
 	r->sets[r->set_next].req_id = m->req_id;
+	r->sets[r->set_next].inc = m->card.incarnation;
+	memcpy(r->sets[r->set_next].gid, m->card.gid, 16);
 	r->sets[r->set_next].status = -EINPROGRESS;
 	r->set_next = (r->set_next + 1) % KRC_LMR_SETS;
 	kref_get(&r->ref);
@@ -630,6 +736,7 @@ static void krc_lmrh_on_op(struct krc_peer *peer,
 	kref_get(&peer->ref);
 	j->peer = peer;
 	j->req_id = m->req_id;
+	j->inc = m->card.incarnation;
 	j->off = m->addr;
 	j->len = m->length;
 	j->value = m->access;
@@ -643,15 +750,231 @@ answer:
 	krc_lmrh_reply(peer, rep, m->req_id, ret, NULL, m->region);
 }
 
-/* MEM_ALLOC, _FREE, _SET, _COPY (the conn layer's mem_msg, via lmr.c). */
+/* A PUBLISH's answer: the name's key and rights, or a status. */
+static void krc_lmrh_name_reply(struct krc_peer *peer, u64 req_id, int status,
+				const struct krc_lmr_name *n, u32 region)
+{
+	struct krc_ctrl_msg msg = {
+		.type = KRC_MSG_MEM_PUBLISH_REP,
+		.req_id = req_id,
+		.status = -status,
+		.region = region,
+	};
+
+	if (!status) {
+		msg.access = n->access;
+		msg.rkey = n->mr->rkey;
+		msg.length = n->r->length;
+		msg.addr = n->mr->iova;
+	} else {
+		krc_event(KRC_EV_NAME_REFUSED);
+	}
+	krc_lmrh_send(peer, &msg);
+}
+
+/*
+ * A name's registration, on krc_wq: the region's memory once more with
+ * the name's rights, then its entry in the table, then the answer.
+ */
+static void krc_lmrh_name_work(struct work_struct *work)
+{
+	struct krc_lmr_name *n = container_of(work, struct krc_lmr_name, work);
+	struct krc_lmr_region *r = n->r;
+	struct krc_peer *peer = n->peer;
+	struct krc_name_entry e = {};
+	struct ib_mr *mr;
+	int ret = 0;
+
+	mr = krc_kmem_reg(&r->mem, krc_lmr_ib_access(n->access),
+			  (u64)r->id << KRC_LMR_IOVA_SHIFT);
+	mutex_lock(&krc_lmrh.lock);
+	n->peer = NULL;
+	if (IS_ERR(mr))
+		ret = PTR_ERR(mr) == -E2BIG ? -E2BIG : -ENOMEM;
+	else if (n->dead)
+		ret = -ESTALE;		/* its region went meanwhile */
+	else
+		ret = xa_err(xa_store(&krc_lmrh.nkeys, mr->rkey, n,
+				      GFP_KERNEL));
+	if (ret) {
+		list_del(&n->node);
+		krc_names_drop(n->slot);
+		mutex_unlock(&krc_lmrh.lock);
+		if (!IS_ERR(mr))
+			krc_kmem_unreg(mr);
+		krc_lmrh_name_reply(peer, n->req_id, ret, NULL, r->id);
+		kfree(n);
+		krc_obj_destroyed(KRC_OBJ_LMR_NAME);
+		goto out;
+	}
+	n->mr = mr;
+	memcpy(e.name, n->name, KRC_NAME_LEN);
+	e.access = n->access;
+	e.region = r->id;
+	e.rkey = mr->rkey;
+	e.length = r->length;
+	e.addr = mr->iova;
+	krc_names_write(n->slot, &e);
+	krc_event(KRC_EV_NAME_PUBLISHES);
+	krc_lmrh_name_reply(peer, n->req_id, 0, n, r->id);
+	mutex_unlock(&krc_lmrh.lock);
+out:
+	krc_peer_put(peer);
+	kref_put(&r->ref, krc_lmrh_release);
+}
+
+/* The name @name of region @r, or NULL (krc_lmrh.lock held). */
+static struct krc_lmr_name *krc_lmrh_name_find(struct krc_lmr_region *r,
+					       const char *name)
+{
+	struct krc_lmr_name *n;
+
+	list_for_each_entry(n, &r->names, node)
+		if (!memcmp(n->name, name, KRC_NAME_LEN))
+			return n;
+	return NULL;
+}
+
+/*
+ * MEM_PUBLISH: the holder of a region publishes it under a name, with
+ * rights it has. Checked here; registered on krc_wq.
+ */
+static void krc_lmrh_on_publish(struct krc_peer *peer,
+				const struct krc_ctrl_msg *m)
+{
+	struct krc_lmr_region *r;
+	struct krc_lmr_name *n;
+	int ret;
+
+	if (m->dst_incarnation &&
+	    m->dst_incarnation != krc_node.card.incarnation) {
+		krc_lmrh_name_reply(peer, m->req_id, -ESTALE, NULL, m->region);
+		return;
+	}
+	mutex_lock(&krc_lmrh.lock);
+	r = krc_lmrh_find(m->region);
+	ret = krc_lmrh_op_check(r, m, m->access, 0, 0);
+	if (!krc_lmrh.running)
+		ret = -ENODEV;
+	if (!ret && (m->access & ~r->access))
+		ret = -EACCES;	/* more than the region's rights */
+	n = ret ? NULL : krc_lmrh_name_find(r, m->name);
+	if (n && n->req_id == m->req_id) {
+		/* A retransmission: the same answer, or one to come. */
+		if (n->mr)
+			krc_lmrh_name_reply(peer, m->req_id, 0, n, r->id);
+		mutex_unlock(&krc_lmrh.lock);
+		return;
+	}
+	if (n)
+		ret = -EEXIST;
+	if (!ret) {
+		n = kzalloc(sizeof(*n), GFP_KERNEL);
+		if (!n)
+			ret = -ENOMEM;
+	}
+	if (!ret) {
+		ret = krc_names_reserve(m->name, m->card.gid, &n->slot);
+		if (ret)
+			kfree(n);
+	}
+	if (ret) {
+		mutex_unlock(&krc_lmrh.lock);
+		krc_lmrh_name_reply(peer, m->req_id, ret, NULL, m->region);
+		return;
+	}
+	krc_obj_created(KRC_OBJ_LMR_NAME);
+	memcpy(n->name, m->name, KRC_NAME_LEN);
+	n->r = r;
+	n->access = m->access;
+	n->req_id = m->req_id;
+	kref_get(&peer->ref);
+	n->peer = peer;
+	kref_get(&r->ref);
+	list_add_tail(&n->node, &r->names);
+	INIT_WORK(&n->work, krc_lmrh_name_work);
+	queue_work(krc_wq, &n->work);
+	mutex_unlock(&krc_lmrh.lock);
+}
+
+/* Was @req_id an UNPUBLISH of @r done already (a copy of it)? */
+static bool krc_lmrh_unpublished(struct krc_lmr_region *r, u64 req_id)
+{
+	u32 i;
+
+	for (i = 0; i < KRC_LMR_SETS; i++)
+		if (r->unpublished[i] == req_id)
+			return true;
+	return false;
+}
+
+/*
+ * MEM_UNPUBLISH: the holder revokes a name. It leaves the table, then its
+ * MR is deregistered (its key dies), and the locks taken with it go.
+ */
+static void krc_lmrh_on_unpublish(struct krc_peer *peer,
+				  const struct krc_ctrl_msg *m)
+{
+	struct krc_lmr_name *n = NULL;
+	struct krc_lmr_region *r;
+	u32 rkey = 0, id = 0;
+	int ret = -ESTALE;
+
+	if (m->dst_incarnation &&
+	    m->dst_incarnation != krc_node.card.incarnation)
+		goto answer;
+	mutex_lock(&krc_lmrh.lock);
+	r = krc_lmrh_find(m->region);
+	ret = krc_lmrh_op_check(r, m, KRC_LMR_RIGHTS, 0, 0);
+	if (!ret) {
+		n = krc_lmrh_name_find(r, m->name);
+		if (!n)
+			ret = krc_lmrh_unpublished(r, m->req_id) ? 0 : -ENOENT;
+		else if (!n->mr)
+			ret = -EBUSY;	/* its PUBLISH is still registering */
+	}
+	if (!ret && n) {
+		id = r->id;
+		rkey = n->mr->rkey;
+		krc_lmrh_name_unlink(n);
+		r->unpublished[r->unpublished_next] = m->req_id;
+		r->unpublished_next = (r->unpublished_next + 1) % KRC_LMR_SETS;
+	}
+	mutex_unlock(&krc_lmrh.lock);
+	if (!ret && n) {
+		krc_lockh_region_gone(id, rkey);
+		krc_kmem_unreg(n->mr);
+		kfree(n);
+		krc_obj_destroyed(KRC_OBJ_LMR_NAME);
+	}
+answer:
+	if (ret && ret != -ENOENT)
+		krc_event(KRC_EV_NAME_REFUSED);
+	krc_lmrh_reply(peer, KRC_MSG_MEM_UNPUBLISH_REP, m->req_id, ret, NULL,
+		       m->region);
+}
+
+/* MEM_* but the locks' (the conn layer's mem_msg, via lmr.c). */
 void krc_lmrh_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg)
 {
-	if (msg->type == KRC_MSG_MEM_ALLOC)
+	switch (msg->type) {
+	case KRC_MSG_MEM_ALLOC:
 		krc_lmrh_on_alloc(peer, msg);
-	else if (msg->type == KRC_MSG_MEM_SET || msg->type == KRC_MSG_MEM_COPY)
+		break;
+	case KRC_MSG_MEM_SET:
+	case KRC_MSG_MEM_COPY:
 		krc_lmrh_on_op(peer, msg);
-	else
+		break;
+	case KRC_MSG_MEM_PUBLISH:
+		krc_lmrh_on_publish(peer, msg);
+		break;
+	case KRC_MSG_MEM_UNPUBLISH:
+		krc_lmrh_on_unpublish(peer, msg);
+		break;
+	default:
 		krc_lmrh_on_free(peer, msg);
+		break;
+	}
 }
 
 /*
@@ -771,6 +1094,7 @@ void krc_lmrh_start(void)
 	mutex_lock(&krc_lmrh.lock);
 	krc_lmrh.running = true;
 	mutex_unlock(&krc_lmrh.lock);
+	krc_names_reset();
 }
 
 /* The node stops: no allocation is left running, every region goes. */

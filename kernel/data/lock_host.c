@@ -4,9 +4,11 @@
  * a distributed lock (MEM_LOCK and MEM_UNLOCK; the locker's side is
  * lock.c).
  *
- * A lock is named by a region of this node, its rkey and an 8-aligned
- * offset in it: whoever holds the key of a region with the REMOTE_ATOMIC
- * right may lock any of its words, as it may CAS them. The lock is a
+ * A lock is named by a region of this node and an 8-aligned offset in
+ * it: whoever holds a key of the region with the REMOTE_ATOMIC right (its
+ * own, or a name's: lmr_host.c) may lock any of its words, as it may CAS
+ * them. Each entry keeps the key it came with: its answers carry that key
+ * and no other, and a name revoked takes the entries of its key along. The lock is a
  * queue kept here: its first entry holds the lock, the others wait in
  * the order their MEM_LOCK arrived (fair: nobody is passed over), and
  * each is granted with a MEM_LOCK_REP that carries its grant number.
@@ -40,6 +42,7 @@ struct krc_lock_entry {
 	u8 gid[16];
 	u64 inc;			/* the locker's incarnation */
 	u64 ticket;			/* the req_id of its MEM_LOCK */
+	u32 rkey;			/* the key it came with */
 	u64 grant;			/* its grant number, 0 while it waits */
 };
 
@@ -47,7 +50,6 @@ struct krc_lock_entry {
 struct krc_lock_queue {
 	struct list_head node;		/* krc_lockh.locks */
 	u32 region;
-	u32 rkey;
 	u64 off;
 	u64 grants;			/* granted so far */
 	struct list_head queue;		/* the holder first */
@@ -171,14 +173,14 @@ static void krc_lockh_grant(struct krc_lock_queue *l)
 		late->peer = e->peer;
 		late->msg = (struct krc_ctrl_msg) {
 			.type = KRC_MSG_MEM_LOCK_REP, .req_id = e->ticket,
-			.region = l->region, .rkey = l->rkey, .addr = l->off,
+			.region = l->region, .rkey = e->rkey, .addr = l->off,
 			.length = e->grant,
 		};
 		queue_work(krc_wq, &late->work);
 		return;
 	}
 	krc_lockh_reply(e->peer, KRC_MSG_MEM_LOCK_REP, e->ticket, 0, l->region,
-			l->rkey, l->off, e->grant);
+			e->rkey, l->off, e->grant);
 }
 
 /* Take @e out of its lock's queue and free it (krc_lockh.lock held). */
@@ -229,7 +231,7 @@ static void krc_lockh_on_lock(struct krc_peer *peer,
 		if (e->grant) {
 			krc_event(KRC_EV_LOCK_COPIES);
 			krc_lockh_reply(peer, KRC_MSG_MEM_LOCK_REP, m->req_id,
-					0, l->region, l->rkey, l->off,
+					0, l->region, e->rkey, l->off,
 					e->grant);
 		}
 		mutex_unlock(&krc_lockh.lock);
@@ -249,7 +251,6 @@ static void krc_lockh_on_lock(struct krc_peer *peer,
 			goto refuse_unlock;
 		}
 		l->region = m->region;
-		l->rkey = m->rkey;
 		l->off = m->addr;
 		INIT_LIST_HEAD(&l->queue);
 		list_add_tail(&l->node, &krc_lockh.locks);
@@ -259,6 +260,7 @@ static void krc_lockh_on_lock(struct krc_peer *peer,
 	memcpy(e->gid, m->card.gid, 16);
 	e->inc = m->card.incarnation;
 	e->ticket = m->req_id;
+	e->rkey = m->rkey;
 	list_add_tail(&e->node, &l->queue);
 	krc_lockh.entries++;
 	krc_obj_created(KRC_OBJ_LOCK_ENTRY);
@@ -289,9 +291,11 @@ static void krc_lockh_on_unlock(struct krc_peer *peer,
 		goto answer;
 	mutex_lock(&krc_lockh.lock);
 	l = krc_lockh_find(m->region, m->addr);
-	if (l && l->rkey == m->rkey)
+	if (l)
 		e = krc_lockh_entry(l, m->card.gid, m->card.incarnation,
 				    m->length);
+	if (e && e->rkey != m->rkey)
+		e = NULL;	/* a ticket is used with its own key only */
 	if (e) {
 		bool held = e->grant;
 
@@ -343,7 +347,7 @@ static void krc_lockh_drop(bool (*gone)(const struct krc_lock_queue *l,
 			if (answer && !e->grant)
 				krc_lockh_reply(e->peer, KRC_MSG_MEM_LOCK_REP,
 						e->ticket, -ESTALE, l->region,
-						l->rkey, l->off, 0);
+						e->rkey, l->off, 0);
 			krc_event(KRC_EV_LOCK_RECLAIMED);
 			released |= !!e->grant;
 			krc_lockh_unqueue(e);
@@ -364,10 +368,13 @@ static bool krc_lockh_of_region(const struct krc_lock_queue *l,
 {
 	const struct krc_lockh_region *r = arg;
 
-	return l->region == r->id && l->rkey == r->rkey;
+	return l->region == r->id && (!r->rkey || e->rkey == r->rkey);
 }
 
-/* Region @id (key @rkey) is gone: so are its locks. Process context. */
+/*
+ * Region @id is gone (@rkey 0), or one of its keys (a publication
+ * revoked): so are the locks taken with it. Process context.
+ */
 void krc_lockh_region_gone(u32 id, u32 rkey)
 {
 	struct krc_lockh_region r = { .id = id, .rkey = rkey };

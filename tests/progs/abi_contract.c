@@ -294,8 +294,8 @@ static void ioc(unsigned long cmd, unsigned int nr, size_t size,
 
 static void do_static(void)
 {
-	check(KRCORE_ABI_VERSION == 11,
-	      "this contract test is of ABI version 11", "%d",
+	check(KRCORE_ABI_VERSION == 12,
+	      "this contract test is of ABI version 12", "%d",
 	      KRCORE_ABI_VERSION);
 	check(sizeof(struct krcore_card) == KRCORE_CARD_SIZE &&
 	      KRCORE_CARD_SIZE == 64, "the node address card: 64 bytes",
@@ -334,6 +334,13 @@ static void do_static(void)
 	SIZE(krcore_lock, 48);
 	IOC(KRCORE_IOC_UNLOCK, 0x16, krcore_unlock);
 	SIZE(krcore_unlock, 16);
+	IOC(KRCORE_IOC_LMR_PUBLISH, 0x17, krcore_lmr_publish);
+	IOC(KRCORE_IOC_LMR_UNPUBLISH, 0x18, krcore_lmr_publish);
+	SIZE(krcore_lmr_publish, 48);
+	IOC(KRCORE_IOC_LMR_LOOKUP, 0x19, krcore_lmr_lookup);
+	SIZE(krcore_lmr_lookup, 88);
+	check(KRCORE_NAME_LEN == 24, "a name: 24 bytes with its NUL", "%d",
+	      KRCORE_NAME_LEN);
 	check(KRCORE_MEMBERS_POLL_MS == 20 &&
 	      KRCORE_MEMBERS_MAX_WAIT_MS == 60000,
 	      "MEMBERS: polls every 20 ms, waits 60 s at most", "%d %d",

@@ -50,6 +50,7 @@ enum op {
 	OP_SCRIBBLE, OP_POP, OP_WAIT, OP_BIND, OP_LOOKUP, OP_PROBE, OP_INFO,
 	OP_RANDOM, OP_FORK, OP_MUNMAP, OP_FLOW_WAIT, OP_CONSUMED, OP_MEMBERS,
 	OP_LMR_ALLOC, OP_LMR_FREE, OP_LMR_SET, OP_LMR_COPY, OP_LOCK, OP_UNLOCK,
+	OP_PUBLISH, OP_NAME_LOOKUP,
 	OP_NR
 };
 
@@ -58,6 +59,7 @@ static const char * const op_names[OP_NR] = {
 	"scribble", "qpop", "qwait", "qbind", "lookup", "probe", "info",
 	"random_cmd", "fork", "munmap", "flow_wait", "qconsumed", "members",
 	"lmr_alloc", "lmr_free", "lmr_set", "lmr_copy", "lock", "unlock",
+	"publish", "name_lookup",
 };
 
 /* Shared by every worker (MAP_SHARED): calls and errnos per operation. */
@@ -640,6 +642,62 @@ static void do_unlock(void)
 			       arg_ptr(&u, sizeof(u))));
 }
 
+/* A name: one of a few valid ones, or any 24 bytes. */
+static void pick_name(char name[KRCORE_NAME_LEN])
+{
+	static const char * const names[] = { "a", "fz-1", "fz-2",
+					      "zzzzzzzzzzzzzzzzzzzzzzz" };
+	unsigned int i;
+
+	memset(name, 0, KRCORE_NAME_LEN);
+	if (pick(4)) {
+		strcpy(name, names[pick(4)]);
+		return;
+	}
+	for (i = 0; i < KRCORE_NAME_LEN; i++)
+		name[i] = (char)any_u32();
+}
+
+/*
+ * A publish or unpublish: of a region this process allocated (or any
+ * handle), any name, any rights, any timeout.
+ */
+static void do_publish(void)
+{
+	const struct krcore_lmr_alloc *k = &keys[pick(NKEYS)];
+	struct krcore_lmr_publish p = {
+		.handle = k->handle && pick(2) ? k->handle :
+			  pick(4) ? pick(8) : any_u32(),
+		.access = pick(2) ? 2u << pick(3) : any_u32(),
+		.timeout_ms = pick(3) ? 0 : pick(300),
+	};
+	int unpublish = pick(2);
+
+	pick_name(p.name);
+	if (unpublish && pick(4))
+		p.access = 0;
+	if (!pick(10))
+		p.reserved = any_u64();
+	if (!pick(10))
+		p.rkey = any_u32();	/* an out field: ignored */
+	count(OP_PUBLISH, ioctl(rvq(), unpublish ? KRCORE_IOC_LMR_UNPUBLISH :
+				KRCORE_IOC_LMR_PUBLISH, arg_ptr(&p, sizeof(p))));
+}
+
+/* A lookup of any name over any VQ, connected or not. */
+static void do_name_lookup(void)
+{
+	struct krcore_lmr_lookup lk = { 0 };
+
+	pick_name(lk.name);
+	if (!pick(10))
+		lk.reserved = any_u64();
+	if (!pick(10))
+		lk.handle = any_u32();	/* an out field: ignored */
+	count(OP_NAME_LOOKUP, ioctl(rvq(), KRCORE_IOC_LMR_LOOKUP,
+				    arg_ptr(&lk, sizeof(lk))));
+}
+
 /* "I consumed": on any VQ, after any consumer index (scribble sets it). */
 static void do_consumed(void)
 {
@@ -831,6 +889,12 @@ static void worker(uint64_t seed)
 			break;
 		case OP_UNLOCK:
 			do_unlock();
+			break;
+		case OP_PUBLISH:
+			do_publish();
+			break;
+		case OP_NAME_LOOKUP:
+			do_name_lookup();
 			break;
 		default:
 			do_push();

@@ -25,6 +25,8 @@ static const u8 all_types[] = {
 	KRC_MSG_MEM_ALLOC, KRC_MSG_MEM_ALLOC_REP, KRC_MSG_MEM_FREE,
 	KRC_MSG_MEM_FREE_REP, KRC_MSG_MEM_SET, KRC_MSG_MEM_SET_REP,
 	KRC_MSG_MEM_COPY, KRC_MSG_MEM_COPY_REP,
+	KRC_MSG_MEM_PUBLISH, KRC_MSG_MEM_PUBLISH_REP, KRC_MSG_MEM_UNPUBLISH,
+	KRC_MSG_MEM_UNPUBLISH_REP,
 	KRC_MSG_META_REGISTER, KRC_MSG_META_DEREGISTER, KRC_MSG_META_REPLY,
 };
 
@@ -174,6 +176,26 @@ static struct krc_ctrl_msg sample_msg(u8 type)
 		m.status = ESTALE;
 		m.region = 5;
 		break;
+	case KRC_MSG_MEM_PUBLISH:
+	case KRC_MSG_MEM_UNPUBLISH:
+		m.dst_incarnation = 0x0badc0ffee0ddf00ULL;
+		m.region = 0xffffff;
+		memcpy(m.name, "abcdefghijklmnopqrstuvw", KRC_NAME_LEN);
+		if (type == KRC_MSG_MEM_PUBLISH)
+			m.access = KRCORE_ACCESS_REMOTE_READ;
+		break;
+	case KRC_MSG_MEM_PUBLISH_REP:
+		m.region = 0xffffff;
+		m.access = KRCORE_ACCESS_REMOTE_READ |
+			   KRCORE_ACCESS_REMOTE_ATOMIC;
+		m.rkey = 0x4321;
+		m.length = 4096;
+		m.addr = 0xffffffULL << 40;
+		break;
+	case KRC_MSG_MEM_UNPUBLISH_REP:
+		m.status = ENOENT;
+		m.region = 9;
+		break;
 	default:	/* GOODBYE, META_REGISTER, META_DEREGISTER: the card */
 		break;
 	}
@@ -202,6 +224,7 @@ static bool msg_equal(const struct krc_ctrl_msg *a, const struct krc_ctrl_msg *b
 	       a->length == b->length && a->addr == b->addr &&
 	       a->region == b->region && a->src_off == b->src_off &&
 	       a->src_region == b->src_region &&
+	       !memcmp(a->name, b->name, sizeof(a->name)) &&
 	       !memcmp(a->mac, b->mac, sizeof(a->mac)) &&
 	       !memcmp(a->ctrl_mac, b->ctrl_mac, sizeof(a->ctrl_mac));
 }
@@ -525,9 +548,10 @@ static void test_msg_mem(void **state)
 	m = sample_msg(KRC_MSG_MEM_SET);
 	m.region = 0;
 	assert_int_equal(reencode(&m), -EBADMSG);
+	/* the key of a publication the caller looked up, or 0 */
 	m = sample_msg(KRC_MSG_MEM_SET);
 	m.rkey = 1;
-	assert_int_equal(reencode(&m), -EBADMSG);
+	assert_int_equal(reencode(&m), 0);
 	m = sample_msg(KRC_MSG_MEM_SET_REP);
 	assert_int_equal(reencode(&m), 0);
 	m.length = 1;
@@ -632,6 +656,80 @@ static void test_msg_lock(void **state)
 	assert_int_equal(reencode(&m), -EBADMSG);
 }
 
+/* MEM_PUBLISH, MEM_UNPUBLISH and their answers (names.h, proto.h) */
+static void test_msg_names(void **state)
+{
+	static const u8 asks[] = { KRC_MSG_MEM_PUBLISH, KRC_MSG_MEM_UNPUBLISH };
+	u8 buf[KRC_MSG_SIZE];
+	struct krc_ctrl_msg m, d;
+	unsigned int i;
+
+	(void)state;
+	m = sample_msg(KRC_MSG_MEM_PUBLISH);
+	krc_msg_encode(&m, buf);
+	assert_int_equal(krc_get_le32(buf + 88), KRCORE_ACCESS_REMOTE_READ);
+	assert_memory_equal(buf + 92, "abcdefghijklmnopqrstuvw", KRC_NAME_LEN);
+	assert_int_equal(krc_get_le32(buf + 116), 0xffffff);
+	assert_int_equal(krc_msg_decode(buf, sizeof(buf), &d), 0);
+	assert_true(msg_equal(&m, &d));
+	/* a name of 23 bytes and its NUL: a 24th byte is refused */
+	buf[115] = 'x';
+	expect_msg_err(buf, sizeof(buf), -EBADMSG);
+	for (i = 0; i < ARRAY_SIZE(asks); i++) {
+		m = sample_msg(asks[i]);
+		assert_int_equal(reencode(&m), 0);
+		m.region = 0;
+		assert_int_equal(reencode(&m), -EBADMSG);
+		m = sample_msg(asks[i]);
+		memset(m.name, 0, KRC_NAME_LEN);
+		assert_int_equal(reencode(&m), -EBADMSG);
+		m.name[0] = 'a';
+		assert_int_equal(reencode(&m), 0);
+		m.name[2] = 'b';	/* a byte after the NUL */
+		assert_int_equal(reencode(&m), -EBADMSG);
+		m.name[1] = ' ';	/* not printable */
+		assert_int_equal(reencode(&m), -EBADMSG);
+		m = sample_msg(asks[i]);
+		m.status = EBUSY;
+		assert_int_equal(reencode(&m), -EBADMSG);
+	}
+	/* PUBLISH carries rights (REMOTE_* only), UNPUBLISH none */
+	m = sample_msg(KRC_MSG_MEM_PUBLISH);
+	m.access = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.access = KRCORE_ACCESS_LOCAL_WRITE | KRCORE_ACCESS_REMOTE_READ;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_UNPUBLISH);
+	m.access = KRCORE_ACCESS_REMOTE_READ;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	/* PUBLISH_REP: a key and rights, or a status and nothing */
+	m = sample_msg(KRC_MSG_MEM_PUBLISH_REP);
+	krc_msg_encode(&m, buf);
+	assert_int_equal(krc_get_le32(buf + 92), 0x4321);
+	assert_int_equal(krc_get_le32(buf + 112), 0xffffff);
+	assert_int_equal(reencode(&m), 0);
+	m.access = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_PUBLISH_REP);
+	m.status = EEXIST;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.access = 0;
+	m.rkey = 0;
+	m.length = 0;
+	m.addr = 0;
+	assert_int_equal(reencode(&m), 0);
+	m.region = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_UNPUBLISH_REP);
+	assert_int_equal(reencode(&m), 0);
+	m.rkey = 1;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	assert_string_equal(krc_msg_type_name(KRC_MSG_MEM_PUBLISH),
+			    "mem_publish");
+	assert_string_equal(krc_msg_type_name(KRC_MSG_MEM_UNPUBLISH_REP),
+			    "mem_unpublish_rep");
+}
+
 static void test_msg_type_name(void **state)
 {
 	static const char *const names[] = {
@@ -640,7 +738,8 @@ static void test_msg_type_name(void **state)
 		"flow_grant", "mem_alloc", "mem_alloc_rep", "mem_free",
 		"mem_free_rep", "?", "meta_register", "meta_deregister", "meta_reply",
 		"mem_set", "mem_set_rep", "mem_copy", "mem_copy_rep", "mem_lock",
-		"mem_lock_rep", "mem_unlock", "mem_unlock_rep", "?",
+		"mem_lock_rep", "mem_unlock", "mem_unlock_rep", "mem_publish",
+		"mem_publish_rep", "mem_unpublish", "mem_unpublish_rep", "?",
 	};
 	unsigned int t;
 
@@ -903,7 +1002,9 @@ static void test_msg_rejects_fields(void **state)
 		if (t == KRC_MSG_CONNECT_NAK || t == KRC_MSG_META_REPLY ||
 		    t == KRC_MSG_CLOSE_REP || t == KRC_MSG_FLOW_GRANT ||
 		    t == KRC_MSG_MEM_ALLOC_REP || t == KRC_MSG_MEM_FREE_REP ||
-		    t == KRC_MSG_MEM_SET_REP || t == KRC_MSG_MEM_COPY_REP)
+		    t == KRC_MSG_MEM_SET_REP || t == KRC_MSG_MEM_COPY_REP ||
+		    t == KRC_MSG_MEM_PUBLISH_REP ||
+		    t == KRC_MSG_MEM_UNPUBLISH_REP)
 			continue;
 		m = sample_msg(t);
 		assert_int_equal(reencode(&m), 0);
@@ -1664,6 +1765,7 @@ int main(void)
 		cmocka_unit_test(test_msg_flow),
 		cmocka_unit_test(test_msg_mem),
 		cmocka_unit_test(test_msg_lock),
+		cmocka_unit_test(test_msg_names),
 		cmocka_unit_test(test_msg_type_name),
 		cmocka_unit_test(test_msg_rejects_header),
 		cmocka_unit_test(test_msg_rejects_fields),
