@@ -234,9 +234,14 @@ run_style() {
 		flunk layers
 	fi
 	# lintian (make deb) refuses a source line over 512 characters (it
-	# passes JSON and SVG); say so here, in seconds, not at the packaging
-	long=$(git ls-files -z -- ':!*.json' ':!*.svg' ':!tests/fuzz/corpus' 2>/dev/null |
-		xargs -0 grep -I -n -E '^.{513}' -- 2>/dev/null |
+	# passes JSON and SVG); say so here, in seconds, not at the packaging.
+	# Bytes, not characters, and 512 already (lintian said "513 > 512" of
+	# a line of 512 with its newline); the fuzz seeds are binary, and
+	# lintian reads them too.
+	long=$({ git ls-files -z -- ':!*.json' ':!*.svg' ':!tests/fuzz/corpus' |
+		LC_ALL=C xargs -0 grep -I -n -E '^.{512}' --
+		git ls-files -z -- tests/fuzz/corpus |
+		LC_ALL=C xargs -0 grep -a -n -E '^.{512}' --; } 2>/dev/null |
 		cut -d: -f1,2 | head -n 5)
 	if [ -z "$long" ]; then
 		echo "ok - style: no source line over 512 characters"

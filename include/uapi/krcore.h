@@ -536,8 +536,9 @@ struct krcore_unlock {
  * @incarnation (out) are the owner's. A VQ on the datagram path reads over
  * a ready pooled RC connection of its peer. Errors: EINVAL, ENOENT (no
  * such name), ENOTCONN (no connection, or on the datagram path none
- * pooled yet: the RC being built behind it), EOPNOTSUPP (the peer has no names table), EAGAIN (the entry was
- * being rewritten on every READ), EMFILE, ETIMEDOUT, EACCES.
+ * pooled yet: the RC being built behind it), EOPNOTSUPP (the peer has
+ * no names table), EAGAIN (the entry was being rewritten on every
+ * READ), EMFILE, ETIMEDOUT, EACCES.
  */
 #define KRCORE_NAME_LEN		24
 
