@@ -237,8 +237,10 @@ static int name_fail(int ret, const char *what, const char *name,
 	}
 }
 
-int krc_lmr_publish(struct krc_vq *vq, const struct krc_lmr *lmr,
-		    const char *name, unsigned int rights)
+/* PUBLISH (@rights) or UNPUBLISH (@rights 0) @name of @lmr. */
+static int lmr_name_call(struct krc_vq *vq, const struct krc_lmr *lmr,
+			 const char *name, unsigned int rights,
+			 unsigned long cmd, const char *what)
 {
 	struct krcore_lmr_publish p;
 	int ret;
@@ -249,23 +251,22 @@ int krc_lmr_publish(struct krc_vq *vq, const struct krc_lmr *lmr,
 		return ret;
 	p.handle = lmr->handle;
 	p.access = rights;
-	ret = krcl_ioctl(vq, KRCORE_IOC_LMR_PUBLISH, &p);
-	return ret < 0 ? name_fail(ret, "publish", name, lmr->gid) : 0;
+	ret = krcl_ioctl(vq, cmd, &p);
+	return ret < 0 ? name_fail(ret, what, name, lmr->gid) : 0;
+}
+
+int krc_lmr_publish(struct krc_vq *vq, const struct krc_lmr *lmr,
+		    const char *name, unsigned int rights)
+{
+	return lmr_name_call(vq, lmr, name, rights, KRCORE_IOC_LMR_PUBLISH,
+			     "publish");
 }
 
 int krc_lmr_unpublish(struct krc_vq *vq, const struct krc_lmr *lmr,
 		      const char *name)
 {
-	struct krcore_lmr_publish p;
-	int ret;
-
-	memset(&p, 0, sizeof(p));
-	ret = lmr_name(name, p.name);
-	if (ret)
-		return ret;
-	p.handle = lmr->handle;
-	ret = krcl_ioctl(vq, KRCORE_IOC_LMR_UNPUBLISH, &p);
-	return ret < 0 ? name_fail(ret, "unpublish", name, lmr->gid) : 0;
+	return lmr_name_call(vq, lmr, name, 0, KRCORE_IOC_LMR_UNPUBLISH,
+			     "unpublish");
 }
 
 int krc_lmr_lookup(struct krc_vq *vq, const char *name, struct krc_lmr *lmr)
