@@ -142,7 +142,7 @@ err:
 
 /*
  * One more registration of the same memory, with @access from @iova (a
- * name's key, data/lmr_host.c): the memory must be allocated and stay so
+ * name's key, data/lmr_name_host.c): the memory must be allocated and stay so
  * until the MR is deregistered. ERR_PTR on error.
  */
 struct ib_mr *krc_kmem_reg(struct krc_kmem *km, int access, u64 iova)

@@ -60,7 +60,7 @@ struct ib_mr *krc_node_reg_mr(struct scatterlist *sg, int nents,
 
 /*
  * The node area (common/names.h, KRC_NODE_AREA): our card, then the table
- * of the names our regions are published under (data/lmr_host.c), for
+ * of the names our regions are published under (data/lmr_name_host.c), for
  * peers to READ (krctl probe, KRCORE_IOC_LMR_LOOKUP). Remote READ only:
  * nothing but this kernel writes it.
  */

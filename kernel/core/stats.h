@@ -34,7 +34,7 @@ enum krc_obj {
 	KRC_OBJ_LMR_HANDLE,	/* a region a process here holds (data/lmr.c) */
 	KRC_OBJ_LOCK_ENTRY,	/* a locker in a lock's queue here (data/lock_host.c) */
 	KRC_OBJ_LOCK_HELD,	/* a lock a process here holds (data/lock.c) */
-	KRC_OBJ_LMR_NAME,	/* a name of a region here (data/lmr_host.c) */
+	KRC_OBJ_LMR_NAME,	/* a name of a region here (data/lmr_name_host.c) */
 	KRC_NR_OBJ
 };
 
@@ -233,7 +233,7 @@ enum krc_event {
 	KRC_EV_LOCK_GAVE_UP,	/* LOCK calls not granted in time (or EINTR) */
 	KRC_EV_LOCK_ORPHANS,	/* grants nobody waited for: given back */
 	KRC_EV_LOCK_UNLOCK_LOST, /* UNLOCKs never confirmed by the owner */
-	/* names (data/lmr_host.c, name_table.c, lmr.c) */
+	/* names (data/lmr_name_host.c, name_table.c, lmr_name.c) */
 	KRC_EV_NAME_PUBLISHES,	/* names published here */
 	KRC_EV_NAME_DROPS,	/* names gone: revoked, or with their region */
 	KRC_EV_NAME_REFUSED,	/* PUBLISH/UNPUBLISH refused here */

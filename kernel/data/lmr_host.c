@@ -16,14 +16,9 @@
  * A region is named by its id, but only the node and incarnation that
  * allocated it may free it; a retransmitted MEM_ALLOC (same holder,
  * incarnation and req_id) gets the same answer, never a second region.
- * A MEM_SET (a memset of any byte value over any range of a region the
- * holder may write) and a MEM_COPY (memmove from a region the holder may
- * read to one it may write, both here) are done by this CPU on krc_wq,
- * nothing but the request crossing the network; each holds a reference
- * on its regions, so a free meanwhile revokes the key at once and frees
- * the pages after it. The last KRC_LMR_SETS of them into a region are
- * remembered: a retransmitted one is answered, never done twice (a copy
- * between overlapping ranges done twice would not be the same).
+ * MEM_SET and MEM_COPY are done here by this CPU (lmr_op_host.c), names
+ * are published and revoked by lmr_name_host.c; the structures, the lock
+ * order and the lifetimes they share are in lmr_host.h.
  *
  * Regions are freed by their holder (MEM_FREE), when the holder's
  * incarnation is gone (its GOODBYE, or a card of a new one: the conn
@@ -32,84 +27,12 @@
  * node stops. Deregistering a region's MR invalidates its rkey before
  * its pages are freed; the locks on a region (lock_host.c) go before it.
  *
- * Locks: krc_lmrh.lock (the regions, the pool's use) is taken in process
- * context only, inside krc_lockh.lock (lock_host.c), never around an
- * allocation (a send under it takes no lock of this file); gone_lock (the
- * incarnations to reclaim) in any context.
+ * Locks: see lmr_host.h.
  */
 #include <linux/delay.h>
 #include <linux/slab.h>
 
-#include "data/data.h"
-
-/* A region's iova: its id in the top bits, the offset below 2^40. */
-#define KRC_LMR_IOVA_SHIFT	40
-#define KRC_LMR_ID_MAX		0xffffffU
-
-/* The last MEM_SETs and MEM_COPYs into a region, for retransmissions. */
-/* The ALLOCs of the last regions freed: a late copy makes no new one. */
-#define KRC_LMR_TOMBS		64
-#define KRC_LMR_SETS		8
-
-struct krc_lmr_region {
-	struct list_head node;		/* krc_lmrh.regions */
-	struct kref ref;		/* the list's, each memset's */
-	struct work_struct work;	/* the allocation */
-	struct krc_peer *peer;		/* the holder's, while allocating */
-	u32 id;
-	u8 holder[16];
-	u64 holder_inc;
-	u64 req_id;			/* of the holder's MEM_ALLOC */
-	u64 length;
-	u64 charge;			/* on the pool */
-	u32 access;			/* KRCORE_ACCESS_REMOTE_* */
-	bool ready;			/* registered, answered */
-	struct krc_kmem mem;
-	struct list_head names;		/* struct krc_lmr_name: live, pending */
-	struct list_head dead_names;	/* unlinked with it: destroy's */
-	u64 unpublished[KRC_LMR_SETS];	/* UNPUBLISHes done: their req_ids */
-	u32 unpublished_next;
-	struct {
-		u8 gid[16];		/* the caller: any node with a name */
-		u64 inc;
-		u64 req_id;
-		int status;		/* -EINPROGRESS while it runs */
-	} sets[KRC_LMR_SETS];
-	u32 set_next;
-};
-
-/*
- * A name the region is published under (MEM_PUBLISH): one more
- * registration of its memory with exactly the name's rights, and the
- * name's slot in the names table (name_table.c). Pending (mr NULL) while
- * krc_wq registers it; on the region's names list until revoked.
- */
-struct krc_lmr_name {
-	struct list_head node;		/* r->names, r->dead_names */
-	struct krc_lmr_region *r;	/* its region (no reference) */
-	struct work_struct work;	/* the registration */
-	struct krc_peer *peer;		/* the holder's, while pending */
-	struct ib_mr *mr;		/* NULL while pending */
-	u32 access;
-	u32 slot;
-	u64 req_id;			/* of the MEM_PUBLISH */
-	bool dead;			/* pending, and its region went */
-	char name[KRC_NAME_LEN];
-};
-
-/* A MEM_SET or MEM_COPY, done by the CPU on krc_wq. */
-struct krc_lmr_set_job {
-	struct work_struct work;
-	struct krc_lmr_region *r;	/* a reference (the destination) */
-	struct krc_lmr_region *src;	/* COPY: a reference, else NULL */
-	u64 src_off;
-	struct krc_peer *peer;		/* the caller's, a reference */
-	u64 inc;			/* the caller's incarnation */
-	u64 req_id;
-	u64 off;
-	u64 len;
-	u8 value;
-};
+#include "data/lmr_host.h"
 
 /* An incarnation of a holder that is gone (peer_forget). */
 struct krc_lmr_gone {
@@ -118,25 +41,7 @@ struct krc_lmr_gone {
 	u64 incarnation;
 };
 
-static struct {
-	struct mutex lock;		/* regions, used, last_id, running */
-	struct list_head regions;
-	struct xarray rkeys;		/* rkey -> ready region (datagrams) */
-	struct xarray nkeys;		/* rkey -> a ready name's struct */
-	u64 used;			/* bytes charged */
-	u32 last_id;
-	struct {
-		u8 holder[16];
-		u64 holder_inc;
-		u64 req_id;
-	} tombs[KRC_LMR_TOMBS];
-	u32 tomb_next;
-	bool running;
-	spinlock_t gone_lock;		/* gone */
-	struct list_head gone;
-	struct work_struct reclaim_work;
-	struct delayed_work sweep_work;
-} krc_lmrh = {
+struct krc_lmrh_state krc_lmrh = {
 	.lock = __MUTEX_INITIALIZER(krc_lmrh.lock),
 	.regions = LIST_HEAD_INIT(krc_lmrh.regions),
 	.rkeys = XARRAY_INIT(krc_lmrh.rkeys, 0),
@@ -145,7 +50,7 @@ static struct {
 	.gone = LIST_HEAD_INIT(krc_lmrh.gone),
 };
 
-static int krc_lmr_ib_access(u32 access)
+int krc_lmr_ib_access(u32 access)
 {
 	int ib = 0;
 
@@ -176,16 +81,15 @@ static void krc_lmrh_fill(struct krc_ctrl_msg *msg, u8 type, u64 req_id,
 	}
 }
 
-static void krc_lmrh_send(struct krc_peer *peer, struct krc_ctrl_msg *msg)
+void krc_lmrh_send(struct krc_peer *peer, struct krc_ctrl_msg *msg)
 {
 	msg->card = krc_node.card;
 	if (krc_peer_send(peer, msg))
 		pr_warn_ratelimited("krcore: remote memory answer not sent\n");
 }
 
-static void krc_lmrh_reply(struct krc_peer *peer, u8 type, u64 req_id,
-			   int status, const struct krc_lmr_region *r,
-			   u32 region)
+void krc_lmrh_reply(struct krc_peer *peer, u8 type, u64 req_id, int status,
+		    const struct krc_lmr_region *r, u32 region)
 {
 	struct krc_ctrl_msg msg;
 
@@ -193,7 +97,7 @@ static void krc_lmrh_reply(struct krc_peer *peer, u8 type, u64 req_id,
 	krc_lmrh_send(peer, &msg);
 }
 
-static void krc_lmrh_release(struct kref *ref)
+void krc_lmrh_release(struct kref *ref)
 {
 	struct krc_lmr_region *r = container_of(ref, struct krc_lmr_region,
 						ref);
@@ -223,20 +127,6 @@ static void krc_lmrh_destroy(struct krc_lmr_region *r)
 	}
 	krc_kmem_revoke(&r->mem);
 	kref_put(&r->ref, krc_lmrh_release);
-}
-
-/*
- * Name @n leaves the table and the keys (krc_lmrh.lock held): peers no
- * longer find it, datagrams no longer reach the region with its key. Its
- * MR, and so the key itself, goes after (krc_lmrh_name_free()).
- */
-static void krc_lmrh_name_unlink(struct krc_lmr_name *n)
-{
-	lockdep_assert_held(&krc_lmrh.lock);
-	xa_erase(&krc_lmrh.nkeys, n->mr->rkey);
-	krc_names_drop(n->slot);
-	list_del(&n->node);
-	krc_event(KRC_EV_NAME_DROPS);
 }
 
 /* Off the list, the keys and the pool (krc_lmrh.lock held). */
@@ -590,36 +480,7 @@ static void krc_lmrh_on_free(struct krc_peer *peer,
 		       m->region);
 }
 
-static void krc_lmrh_op_work(struct work_struct *work)
-{
-	struct krc_lmr_set_job *j = container_of(work, struct krc_lmr_set_job,
-						 work);
-	struct krc_lmr_region *r = j->r;
-	u32 i;
-
-	if (j->src)
-		krc_kmem_copy(&r->mem, j->off, &j->src->mem, j->src_off,
-			      j->len);
-	else
-		krc_kmem_set(&r->mem, j->off, j->len, j->value);
-	mutex_lock(&krc_lmrh.lock);
-	for (i = 0; i < KRC_LMR_SETS; i++)
-		if (r->sets[i].req_id == j->req_id &&
-		    r->sets[i].inc == j->inc &&
-		    !memcmp(r->sets[i].gid, j->peer->gid, 16))
-			r->sets[i].status = 0;
-	mutex_unlock(&krc_lmrh.lock);
-	krc_event(j->src ? KRC_EV_LMR_COPIES : KRC_EV_LMR_SETS);
-	krc_lmrh_reply(j->peer, j->src ? KRC_MSG_MEM_COPY_REP :
-		       KRC_MSG_MEM_SET_REP, j->req_id, 0, NULL, r->id);
-	if (j->src)
-		kref_put(&j->src->ref, krc_lmrh_release);
-	kref_put(&r->ref, krc_lmrh_release);
-	krc_peer_put(j->peer);
-	kfree(j);
-}
-
-static struct krc_lmr_region *krc_lmrh_find(u32 id)
+struct krc_lmr_region *krc_lmrh_find(u32 id)
 {
 	struct krc_lmr_region *r;
 
@@ -633,9 +494,8 @@ static struct krc_lmr_region *krc_lmrh_find(u32 id)
  * May @m's holder use @r with @right over [@off, @off + @len)? 0, or why
  * not (both below 2^40: no overflow).
  */
-static int krc_lmrh_op_check(struct krc_lmr_region *r,
-			     const struct krc_ctrl_msg *m, u32 right, u64 off,
-			     u64 len)
+int krc_lmrh_op_check(struct krc_lmr_region *r, const struct krc_ctrl_msg *m,
+		      u32 right, u64 off, u64 len)
 {
 	u32 rights = r ? r->access : 0;
 
@@ -657,301 +517,6 @@ static int krc_lmrh_op_check(struct krc_lmr_region *r,
 	if (off + len > r->length)
 		return -ERANGE;
 	return 0;
-}
-
-/* A SET or COPY seen before gets its earlier answer: 1, *dup set. */
-static int krc_lmrh_op_dup(struct krc_lmr_region *r,
-			   const struct krc_ctrl_msg *m, int *dup)
-{
-	u32 i;
-
-	for (i = 0; i < KRC_LMR_SETS; i++) {
-		/* req_ids are the caller's: named with its node, incarnation */
-		if (r->sets[i].req_id == m->req_id &&
-		    r->sets[i].inc == m->card.incarnation &&
-		    !memcmp(r->sets[i].gid, m->card.gid, 16)) {
-			*dup = r->sets[i].status;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/*
- * MEM_SET and MEM_COPY: checked here, done by this CPU on krc_wq. A copy
- * moves bytes between two regions of the same holder on this node (or
- * inside one), as memmove.
- */
-static void krc_lmrh_on_op(struct krc_peer *peer,
-			   const struct krc_ctrl_msg *m)
-{
-	bool copy = m->type == KRC_MSG_MEM_COPY;
-	u8 rep = copy ? KRC_MSG_MEM_COPY_REP : KRC_MSG_MEM_SET_REP;
-	struct krc_lmr_region *r, *src = NULL;
-	struct krc_lmr_set_job *j = NULL;
-	int ret, dup = 0;
-
-	if (m->dst_incarnation &&
-	    m->dst_incarnation != krc_node.card.incarnation) {
-		ret = -ESTALE;	/* the region went with that incarnation */
-		goto answer;
-	}
-	mutex_lock(&krc_lmrh.lock);
-	r = krc_lmrh_find(m->region);
-	ret = krc_lmrh_op_check(r, m, KRCORE_ACCESS_REMOTE_WRITE, m->addr,
-				m->length);
-	if (!ret && copy) {
-		src = krc_lmrh_find(m->src_region);
-		ret = krc_lmrh_op_check(src, m, KRCORE_ACCESS_REMOTE_READ,
-					m->src_off, m->length);
-	}
-	if (!ret && krc_lmrh_op_dup(r, m, &dup)) {
-		mutex_unlock(&krc_lmrh.lock);
-		if (dup == -EINPROGRESS)
-			return;		/* its answer comes when it is done */
-		ret = dup;
-		goto answer;
-	}
-	if (!ret) {
-		j = kzalloc(sizeof(*j), GFP_KERNEL);
-		if (!j)
-			ret = -ENOMEM;
-	}
-	if (ret) {
-		mutex_unlock(&krc_lmrh.lock);
-		goto answer;
-	}
-	r->sets[r->set_next].req_id = m->req_id;
-	r->sets[r->set_next].inc = m->card.incarnation;
-	memcpy(r->sets[r->set_next].gid, m->card.gid, 16);
-	r->sets[r->set_next].status = -EINPROGRESS;
-	r->set_next = (r->set_next + 1) % KRC_LMR_SETS;
-	kref_get(&r->ref);
-	j->r = r;
-	if (src) {
-		kref_get(&src->ref);
-		j->src = src;
-		j->src_off = m->src_off;
-	}
-	kref_get(&peer->ref);
-	j->peer = peer;
-	j->req_id = m->req_id;
-	j->inc = m->card.incarnation;
-	j->off = m->addr;
-	j->len = m->length;
-	j->value = m->access;
-	INIT_WORK(&j->work, krc_lmrh_op_work);
-	queue_work(krc_wq, &j->work);
-	mutex_unlock(&krc_lmrh.lock);
-	return;
-answer:
-	if (ret)	/* not a repeat of one done: that is no refusal */
-		krc_event(KRC_EV_LMR_SET_REFUSED);
-	krc_lmrh_reply(peer, rep, m->req_id, ret, NULL, m->region);
-}
-
-/* A PUBLISH's answer: the name's key and rights, or a status. */
-static void krc_lmrh_name_reply(struct krc_peer *peer, u64 req_id, int status,
-				const struct krc_lmr_name *n, u32 region)
-{
-	struct krc_ctrl_msg msg = {
-		.type = KRC_MSG_MEM_PUBLISH_REP,
-		.req_id = req_id,
-		.status = -status,
-		.region = region,
-	};
-
-	if (!status) {
-		msg.access = n->access;
-		msg.rkey = n->mr->rkey;
-		msg.length = n->r->length;
-		msg.addr = n->mr->iova;
-	} else {
-		krc_event(KRC_EV_NAME_REFUSED);
-	}
-	krc_lmrh_send(peer, &msg);
-}
-
-/*
- * A name's registration, on krc_wq: the region's memory once more with
- * the name's rights, then its entry in the table, then the answer.
- */
-static void krc_lmrh_name_work(struct work_struct *work)
-{
-	struct krc_lmr_name *n = container_of(work, struct krc_lmr_name, work);
-	struct krc_lmr_region *r = n->r;
-	struct krc_peer *peer = n->peer;
-	struct krc_name_entry e = {};
-	struct ib_mr *mr;
-	int ret = 0;
-
-	mr = krc_kmem_reg(&r->mem, krc_lmr_ib_access(n->access),
-			  (u64)r->id << KRC_LMR_IOVA_SHIFT);
-	mutex_lock(&krc_lmrh.lock);
-	n->peer = NULL;
-	if (IS_ERR(mr))
-		ret = PTR_ERR(mr) == -E2BIG ? -E2BIG : -ENOMEM;
-	else if (n->dead)
-		ret = -ESTALE;		/* its region went meanwhile */
-	else
-		ret = xa_err(xa_store(&krc_lmrh.nkeys, mr->rkey, n,
-				      GFP_KERNEL));
-	if (ret) {
-		list_del(&n->node);
-		krc_names_drop(n->slot);
-		mutex_unlock(&krc_lmrh.lock);
-		if (!IS_ERR(mr))
-			krc_kmem_unreg(mr);
-		krc_lmrh_name_reply(peer, n->req_id, ret, NULL, r->id);
-		kfree(n);
-		krc_obj_destroyed(KRC_OBJ_LMR_NAME);
-		goto out;
-	}
-	n->mr = mr;
-	memcpy(e.name, n->name, KRC_NAME_LEN);
-	e.access = n->access;
-	e.region = r->id;
-	e.rkey = mr->rkey;
-	e.length = r->length;
-	e.addr = mr->iova;
-	krc_names_write(n->slot, &e);
-	krc_event(KRC_EV_NAME_PUBLISHES);
-	krc_lmrh_name_reply(peer, n->req_id, 0, n, r->id);
-	mutex_unlock(&krc_lmrh.lock);
-out:
-	krc_peer_put(peer);
-	kref_put(&r->ref, krc_lmrh_release);
-}
-
-/* The name @name of region @r, or NULL (krc_lmrh.lock held). */
-static struct krc_lmr_name *krc_lmrh_name_find(struct krc_lmr_region *r,
-					       const char *name)
-{
-	struct krc_lmr_name *n;
-
-	list_for_each_entry(n, &r->names, node)
-		if (!memcmp(n->name, name, KRC_NAME_LEN))
-			return n;
-	return NULL;
-}
-
-/*
- * MEM_PUBLISH: the holder of a region publishes it under a name, with
- * rights it has. Checked here; registered on krc_wq.
- */
-static void krc_lmrh_on_publish(struct krc_peer *peer,
-				const struct krc_ctrl_msg *m)
-{
-	struct krc_lmr_region *r;
-	struct krc_lmr_name *n;
-	int ret;
-
-	if (m->dst_incarnation &&
-	    m->dst_incarnation != krc_node.card.incarnation) {
-		krc_lmrh_name_reply(peer, m->req_id, -ESTALE, NULL, m->region);
-		return;
-	}
-	mutex_lock(&krc_lmrh.lock);
-	r = krc_lmrh_find(m->region);
-	ret = krc_lmrh_op_check(r, m, m->access, 0, 0);
-	if (!krc_lmrh.running)
-		ret = -ENODEV;
-	if (!ret && (m->access & ~r->access))
-		ret = -EACCES;	/* more than the region's rights */
-	n = ret ? NULL : krc_lmrh_name_find(r, m->name);
-	if (n && n->req_id == m->req_id) {
-		/* A retransmission: the same answer, or one to come. */
-		if (n->mr)
-			krc_lmrh_name_reply(peer, m->req_id, 0, n, r->id);
-		mutex_unlock(&krc_lmrh.lock);
-		return;
-	}
-	if (n)
-		ret = -EEXIST;
-	if (!ret) {
-		n = kzalloc(sizeof(*n), GFP_KERNEL);
-		if (!n)
-			ret = -ENOMEM;
-	}
-	if (!ret) {
-		ret = krc_names_reserve(m->name, m->card.gid, &n->slot);
-		if (ret)
-			kfree(n);
-	}
-	if (ret) {
-		mutex_unlock(&krc_lmrh.lock);
-		krc_lmrh_name_reply(peer, m->req_id, ret, NULL, m->region);
-		return;
-	}
-	krc_obj_created(KRC_OBJ_LMR_NAME);
-	memcpy(n->name, m->name, KRC_NAME_LEN);
-	n->r = r;
-	n->access = m->access;
-	n->req_id = m->req_id;
-	kref_get(&peer->ref);
-	n->peer = peer;
-	kref_get(&r->ref);
-	list_add_tail(&n->node, &r->names);
-	INIT_WORK(&n->work, krc_lmrh_name_work);
-	queue_work(krc_wq, &n->work);
-	mutex_unlock(&krc_lmrh.lock);
-}
-
-/* Was @req_id an UNPUBLISH of @r done already (a copy of it)? */
-static bool krc_lmrh_unpublished(struct krc_lmr_region *r, u64 req_id)
-{
-	u32 i;
-
-	for (i = 0; i < KRC_LMR_SETS; i++)
-		if (r->unpublished[i] == req_id)
-			return true;
-	return false;
-}
-
-/*
- * MEM_UNPUBLISH: the holder revokes a name. It leaves the table, then its
- * MR is deregistered (its key dies), and the locks taken with it go.
- */
-static void krc_lmrh_on_unpublish(struct krc_peer *peer,
-				  const struct krc_ctrl_msg *m)
-{
-	struct krc_lmr_name *n = NULL;
-	struct krc_lmr_region *r;
-	u32 rkey = 0, id = 0;
-	int ret = -ESTALE;
-
-	if (m->dst_incarnation &&
-	    m->dst_incarnation != krc_node.card.incarnation)
-		goto answer;
-	mutex_lock(&krc_lmrh.lock);
-	r = krc_lmrh_find(m->region);
-	ret = krc_lmrh_op_check(r, m, KRC_LMR_RIGHTS, 0, 0);
-	if (!ret) {
-		n = krc_lmrh_name_find(r, m->name);
-		if (!n)
-			ret = krc_lmrh_unpublished(r, m->req_id) ? 0 : -ENOENT;
-		else if (!n->mr)
-			ret = -EBUSY;	/* its PUBLISH is still registering */
-	}
-	if (!ret && n) {
-		id = r->id;
-		rkey = n->mr->rkey;
-		krc_lmrh_name_unlink(n);
-		r->unpublished[r->unpublished_next] = m->req_id;
-		r->unpublished_next = (r->unpublished_next + 1) % KRC_LMR_SETS;
-	}
-	mutex_unlock(&krc_lmrh.lock);
-	if (!ret && n) {
-		krc_lockh_region_gone(id, rkey);
-		krc_kmem_unreg(n->mr);
-		kfree(n);
-		krc_obj_destroyed(KRC_OBJ_LMR_NAME);
-	}
-answer:
-	if (ret && ret != -ENOENT)
-		krc_event(KRC_EV_NAME_REFUSED);
-	krc_lmrh_reply(peer, KRC_MSG_MEM_UNPUBLISH_REP, m->req_id, ret, NULL,
-		       m->region);
 }
 
 /* MEM_* but the locks' (the conn layer's mem_msg, via lmr.c). */

@@ -6,7 +6,7 @@
  *
  * A lock is named by a region of this node and an 8-aligned offset in
  * it: whoever holds a key of the region with the REMOTE_ATOMIC right (its
- * own, or a name's: lmr_host.c) may lock any of its words, as it may CAS
+ * own, or a name's: lmr_name_host.c) may lock any of its words, as it may CAS
  * them. Each entry keeps the key it came with: its answers carry that key
  * and no other, and a name revoked takes the entries of its key along. The lock is a
  * queue kept here: its first entry holds the lock, the others wait in

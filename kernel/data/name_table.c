@@ -4,7 +4,7 @@
  * table in the node area (common/names.h) that peers READ, and this
  * kernel's own copy of it.
  *
- * lmr_host.c reserves a slot for a name (the name unique on this node,
+ * lmr_name_host.c reserves a slot for a name (the name unique on this node,
  * one node's names at most a quarter of the table), writes the entry once
  * the name's key exists, and drops it when the name is revoked or its
  * region goes. The table is only ever written here, by the CPU, in the
