@@ -74,6 +74,17 @@ int krc_qconnect(struct krc_vq *vq, const char *addr, uint32_t port,
 int krc_qconnect_gid(struct krc_vq *vq, const uint8_t gid[16], uint32_t port,
 		     unsigned int timeout_ms, struct krcore_qconnect *qc);
 
+/*
+ * Priority classes (ABI 13, KRCORE_1.8): krc_qprio(vq, KRCORE_PRIO_HIGH)
+ * for a VQ whose small requests must not wait behind other processes'
+ * bulk transfers on the connection they share: while it posts there, the
+ * others keep at most prio_yield_bytes in flight on it (their qpush says
+ * -EAGAIN meanwhile, KRCORE_R_QP_FULL). A high VQ's requests move at most
+ * prio_high_bytes each and in flight; a process has at most prio_high_vqs
+ * high VQs (-EPERM). KRCORE_PRIO_NORMAL sets it back. krc_qprio(3).
+ */
+int krc_qprio(struct krc_vq *vq, unsigned int prio);
+
 /* "pooled+cached", "lookup+handshake"...: the path bits as text. */
 const char *krc_path_str(uint32_t path, char *buf, size_t len);
 

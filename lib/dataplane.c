@@ -230,6 +230,21 @@ const char *krc_wc_status_str(uint32_t status)
 	}
 }
 
+int krc_qprio(struct krc_vq *vq, unsigned int prio)
+{
+	struct krcore_qprio req = { .prio = prio };
+	int ret;
+
+	ret = krcl_ioctl(vq, KRCORE_IOC_QPRIO, &req);
+	if (ret == -EPERM)
+		return krcl_fail(ret, "prio_high_vqs high VQs in this process already");
+	if (ret == -EINVAL)
+		return krcl_fail(ret, "no priority class %u", prio);
+	if (ret < 0)
+		return krcl_fail(ret, "cannot set the priority class");
+	return 0;
+}
+
 int krc_qbind(struct krc_vq *vq, uint16_t port)
 {
 	struct krcore_qbind req = { .port = port };

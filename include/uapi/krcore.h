@@ -25,7 +25,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define KRCORE_ABI_VERSION	12
+#define KRCORE_ABI_VERSION	13
 #define KRCORE_DEVICE_PATH	"/dev/krcore"
 #define KRCORE_IOC_MAGIC	0xC7
 
@@ -783,6 +783,31 @@ enum krcore_recv_flags {
 };
 
 /*
+ * KRCORE_IOC_QPRIO (ABI 13): this VQ's priority class on the shared RC
+ * connection it posts on. KRCORE_PRIO_HIGH is for small requests whose
+ * latency matters: while a VQ of that class has requests on a connection,
+ * and for prio_window_ms after, the other VQs on it (of every process) may
+ * have at most prio_yield_bytes in flight there (one longer request alone
+ * when nothing is), so a high request waits behind that much at most, not
+ * behind their backlog. What a high VQ may do is bounded, so any process
+ * may use it: each of its requests moves at most prio_high_bytes
+ * (KRCORE_R_TOO_LONG), all of them together in flight as well, and a
+ * process has at most prio_high_vqs VQs of the class at a time (EPERM).
+ * Only the VQ's own process sets it (EACCES); EINVAL for another class
+ * or a reserved field not zero. On the datagram path the bounds apply
+ * and the peer's backlog is served by turns per VQ already.
+ */
+enum krcore_prio {
+	KRCORE_PRIO_NORMAL	= 0,	/* the default */
+	KRCORE_PRIO_HIGH	= 1,
+};
+
+struct krcore_qprio {
+	__u32 prio;		/* in: enum krcore_prio */
+	__u32 reserved;		/* in: 0 */
+};
+
+/*
  * KRCORE_IOC_FLOW_WAIT (ABI 8): sleep up to @timeout_ms until the port
  * this VQ sends to has lent it a slot. 0 when one is there (the next
  * qpush may still race another process of this node for it), ETIMEDOUT,
@@ -921,5 +946,7 @@ struct krcore_qwait {
 	_IOWR(KRCORE_IOC_MAGIC, 0x19, struct krcore_lmr_lookup)
 #define KRCORE_IOC_UNLOCK \
 	_IOWR(KRCORE_IOC_MAGIC, 0x16, struct krcore_unlock)
+#define KRCORE_IOC_QPRIO \
+	_IOWR(KRCORE_IOC_MAGIC, 0x1a, struct krcore_qprio)
 
 #endif /* _UAPI_KRCORE_H */

@@ -53,6 +53,7 @@ struct krc_sq_ent {
 	u64 cookie;			/* the hardware wr_id */
 	struct krc_vqueue *vq;
 	u16 slot;
+	bool high;			/* of a high-priority VQ (data/prio.c) */
 	u32 len;			/* bytes it moves (the watchdog's rate) */
 };
 
@@ -115,6 +116,8 @@ struct krc_conn {
 	struct krc_vqueue *culprit;	/* whose request broke it */
 	struct krc_sq_ent *rec;		/* entries waiting for recovery */
 	u32 nrec;
+	u32 high_inflight;		/* ledger entries of high VQs (prio.c) */
+	unsigned long high_until;	/* jiffies: yields to high until */
 };
 
 /*

@@ -224,6 +224,25 @@ module_param_named(proc_max_bytes, krc_param_proc_max_bytes, uint, 0644);
 MODULE_PARM_DESC(proc_max_bytes,
 		 "Bytes one process may have in flight, all its VQs together (default 4 MiB, more than a 100 Gb/s link carries in a round trip; a longer single request is allowed alone)");
 
+uint krc_param_prio_high_bytes = 64 << 10;
+module_param_named(prio_high_bytes, krc_param_prio_high_bytes, uint, 0644);
+MODULE_PARM_DESC(prio_high_bytes,
+		 "Bytes a request of a high-priority VQ may move, and all of them in flight (default 64 KiB)");
+
+uint krc_param_prio_high_vqs = 4;
+module_param_named(prio_high_vqs, krc_param_prio_high_vqs, uint, 0644);
+MODULE_PARM_DESC(prio_high_vqs, "High-priority VQs one process may have at a time (0: none)");
+
+uint krc_param_prio_yield_bytes = 256 << 10;
+module_param_named(prio_yield_bytes, krc_param_prio_yield_bytes, uint, 0644);
+MODULE_PARM_DESC(prio_yield_bytes,
+		 "Bytes the other VQs may have in flight on a shared connection a high-priority VQ uses (default 256 KiB, above a 100 Gb/s link's bytes in a round trip)");
+
+uint krc_param_prio_window_ms = 100;
+module_param_named(prio_window_ms, krc_param_prio_window_ms, uint, 0644);
+MODULE_PARM_DESC(prio_window_ms,
+		 "A connection yields this long after a high-priority VQ's last request on it (ms)");
+
 uint krc_param_vq_max_bytes = 64 << 20;
 module_param_named(vq_max_bytes, krc_param_vq_max_bytes, uint, 0644);
 MODULE_PARM_DESC(vq_max_bytes, "Bytes one VQ may have in flight (a longer single request is allowed alone)");

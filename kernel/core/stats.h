@@ -116,6 +116,10 @@ enum krc_event {
 	KRC_EV_WR_THROTTLED,
 	KRC_EV_WR_PROC_FULL,
 	KRC_EV_PROC_BYTES_HIGH,	/* a gauge: the most bytes one process had in flight */
+	/* priority classes (data/prio.c) */
+	KRC_EV_PRIO_HIGH_VQS,	/* VQs set to KRCORE_PRIO_HIGH */
+	KRC_EV_PRIO_NORMAL_VQS,	/* VQs set back to KRCORE_PRIO_NORMAL */
+	KRC_EV_PRIO_YIELDS,	/* qpushes held back for a high VQ's turn */
 	KRC_EV_WR_FOREIGN_RKEY,
 	KRC_EV_CONN_BREAKS,
 	KRC_EV_LOOPBACK_CREATED,

@@ -167,6 +167,7 @@ void krc_dp_dispatch(struct krc_conn *conn, struct ib_wc *wc)
 
 		conn->sq_head++;
 		conn->sq_bytes -= e->len;
+		krc_prio_retire(conn, e);
 		if (!conn->failing || (first_error && !own)) {
 			/* Done: before an error, in order, they succeeded. */
 			krc_dp_complete(e, KRCORE_WC_SUCCESS,
@@ -220,6 +221,7 @@ void krc_dp_conn_gone(struct krc_conn *conn)
 		struct krc_sq_ent *e = &conn->sq[conn->sq_head++ % conn->sq_size];
 
 		conn->sq_bytes -= e->len;
+		krc_prio_retire(conn, e);
 		krc_dp_complete(e, KRCORE_WC_FLUSHED, 0);
 		n++;
 	}

@@ -67,6 +67,7 @@ struct krc_proc {
 	u32 wrs;
 	u64 bytes;
 	atomic_t nports;		/* its bound ports */
+	atomic_t high_vqs;		/* its VQs of KRCORE_PRIO_HIGH (prio.c) */
 	/* shared connections it broke (remote errors), for throttling */
 	atomic_t breaks;
 	unsigned long break_start;	/* jiffies: the window's start */
@@ -141,6 +142,7 @@ struct krc_vqueue {
 	struct krc_conn *conn;		/* after qconnect, a reference */
 	struct krc_peer *peer;		/* after qconnect, a reference */
 	bool dgram;			/* on the datagram path of peer */
+	u8 prio;			/* enum krcore_prio, under lock (prio.c) */
 	/* its requests waiting for the stream (dgram.c, its lock) */
 	struct list_head dg_queue;
 	struct list_head dg_active;	/* on the stream's active VQs */
@@ -296,6 +298,14 @@ void krc_lmrh_start(void);
 void krc_lmrh_stop(void);
 int krc_lmrh_lockable(u32 id, u32 rkey, u64 off);
 bool krc_lmrh_is_key(u32 rkey);
+
+/* prio.c: priority classes on shared connections */
+long krc_ioc_qprio(struct krc_vqueue *vq, void __user *uarg);
+u32 krc_prio_max_msg(void);
+void krc_prio_vq_gone(struct krc_vqueue *vq);
+void krc_prio_retire(struct krc_conn *conn, const struct krc_sq_ent *e);
+int krc_prio_admit(struct krc_conn *conn, struct krc_vqueue *vq,
+		   const u16 *slots, int n, u32 *reason, unsigned long now);
 
 /* lock.c, lock_host.c: locks held here, on regions owned here */
 long krc_ioc_lock(struct krc_vqueue *vq, void __user *uarg);

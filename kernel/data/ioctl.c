@@ -632,6 +632,9 @@ long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case KRCORE_IOC_UNLOCK:
 		ret = krc_ioc_unlock(vq, uarg);
 		break;
+	case KRCORE_IOC_QPRIO:
+		ret = krc_ioc_qprio(vq, uarg);
+		break;
 	case KRCORE_IOC_LMR_PUBLISH:
 	case KRCORE_IOC_LMR_UNPUBLISH:
 		/* Waits for the owner's answer outside the gate. */

@@ -142,6 +142,7 @@ void krc_recover(struct krc_conn *conn)
 		struct krc_sq_ent *e = &conn->sq[conn->sq_head++ % conn->sq_size];
 
 		conn->sq_bytes -= e->len;
+		krc_prio_retire(conn, e);
 		conn->rec[conn->nrec++] = *e;
 	}
 	/*

@@ -128,12 +128,14 @@ static void krc_unreserve(struct krc_vqueue *vq, const u16 *slots, int n)
 }
 
 /*
- * Post the @n requests of @vq in @slots on @conn, signaling the last.
+ * Post the @n requests of @vq in @slots on @conn, signaling the last;
+ * @fresh: new ones (a class's turn applies: prio.c), not re-posts.
  * Returns how many were posted; *reason says why the rest were not.
  */
 static int krc_post_slots(struct krc_conn *conn, struct krc_vqueue *vq,
 			  const u16 *slots, int n, union krc_ib_wr *wrs,
-			  struct ib_sge (*sges)[KRC_MAX_HW_SGE], u32 *reason)
+			  struct ib_sge (*sges)[KRC_MAX_HW_SGE], u32 *reason,
+			  bool fresh)
 {
 	const struct ib_send_wr *bad = NULL;
 	unsigned long flags, now = jiffies;
@@ -163,6 +165,8 @@ static int krc_post_slots(struct krc_conn *conn, struct krc_vqueue *vq,
 		n = room;
 		*reason = KRCORE_R_QP_FULL;
 	}
+	if (fresh)
+		n = krc_prio_admit(conn, vq, slots, n, reason, now);
 	if (!n) {
 		spin_unlock_irqrestore(&conn->lock, flags);
 		return 0;
@@ -181,6 +185,7 @@ static int krc_post_slots(struct krc_conn *conn, struct krc_vqueue *vq,
 		e->cookie = wrs[i].send.wr_id;
 		e->vq = vq;
 		e->slot = slots[i];
+		e->high = vq->prio == KRCORE_PRIO_HIGH;
 		e->len = vq->slots[slots[i]].len;
 	}
 	ret = ib_post_send(conn->qp, &wrs[0].send, &bad);
@@ -194,6 +199,8 @@ static int krc_post_slots(struct krc_conn *conn, struct krc_vqueue *vq,
 	}
 	for (i = 0; i < posted; i++)
 		conn->sq_bytes += conn->sq[(conn->sq_tail + i) % conn->sq_size].len;
+	if (vq->prio == KRCORE_PRIO_HIGH)
+		conn->high_inflight += posted;
 	conn->sq_tail += posted;
 	spin_unlock_irqrestore(&conn->lock, flags);
 	krc_send_now();	/* in this system call, as rxe does for user QPs */
@@ -207,8 +214,8 @@ int krc_post_one(struct krc_conn *conn, struct krc_vqueue *vq, u16 slot)
 	struct ib_sge sge[1][KRC_MAX_HW_SGE];
 	u32 reason = 0;
 
-	return krc_post_slots(conn, vq, &slot, 1, &wr, sge, &reason) == 1 ?
-	       0 : -krc_reason_errno(reason);
+	return krc_post_slots(conn, vq, &slot, 1, &wr, sge, &reason,
+			      false) == 1 ? 0 : -krc_reason_errno(reason);
 }
 
 /*
@@ -253,7 +260,8 @@ static int krc_reserve_proc(struct krc_proc *proc, const u32 *lens, int n,
  * (@lens: their bytes): as many as the VQ's limits allow. A VQ may have
  * `depth` requests outstanding, each with room in its completion ring; it
  * may fill at most vq_qp_share percent of its shared send queue and have
- * at most vq_max_bytes in flight (one longer request may go alone); then
+ * at most vq_max_bytes in flight (one longer request may go alone; a high
+ * priority VQ prio_high_bytes, prio.c); then
  * its process's share (krc_reserve_proc()).
  */
 static int krc_reserve(struct krc_vqueue *vq, u32 sq_size,
@@ -263,6 +271,9 @@ static int krc_reserve(struct krc_vqueue *vq, u32 sq_size,
 	/* 0: no shared send queue (the datagram path). */
 	u32 share = sq_size ? sq_size * clamp_t(u32, krc_param_vq_qp_share,
 						1, 100) / 100 : vq->depth;
+	/* A high VQ's requests are each within its bound (the check). */
+	u64 max_bytes = vq->prio == KRCORE_PRIO_HIGH ? krc_prio_max_msg() :
+			krc_param_vq_max_bytes;
 	unsigned long flags;
 	u32 used, room;
 	u64 bytes;
@@ -283,8 +294,7 @@ static int krc_reserve(struct krc_vqueue *vq, u32 sq_size,
 	}
 	bytes = vq->inflight_bytes;
 	for (i = 0; i < n; i++) {
-		if (bytes + lens[i] > krc_param_vq_max_bytes &&
-		    (vq->inflight || i)) {
+		if (bytes + lens[i] > max_bytes && (vq->inflight || i)) {
 			*reason = KRCORE_R_VQ_FULL;
 			break;
 		}
@@ -372,6 +382,8 @@ static int krc_check_batch(struct krc_vqueue *vq, struct krc_conn *conn,
 
 	loopback = vq->peer && vq->peer->local;
 	ctx.connected = conn || vq->dgram;
+	if (vq->prio == KRCORE_PRIO_HIGH)
+		ctx.max_msg = min(ctx.max_msg, krc_prio_max_msg());
 	ctx.find_mr = krc_find_keep;
 	ctx.arg = &found;
 	rcu_read_lock();
@@ -548,7 +560,7 @@ int krc_vq_push(struct krc_vqueue *vq, const struct krcore_wr __user *uwrs,
 			posted = krc_dg_push(vq, sc->slot, kept, &reason);
 		else
 			posted = krc_post_slots(conn, vq, sc->slot, kept,
-						sc->wr, sc->sge, &reason);
+						sc->wr, sc->sge, &reason, true);
 		krc_unreserve(vq, sc->slot + posted, kept - posted);
 		/* Credits of the messages not posted come back. */
 		krc_flow_untake(vq, sc->uwr + posted, ok - posted);

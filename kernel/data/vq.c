@@ -166,6 +166,7 @@ static void krc_vq_free(struct kref *ref)
 
 	krc_vq_free_port(vq);
 	krc_vq_dp_free(vq);
+	krc_prio_vq_gone(vq);
 	krc_proc_put(vq->proc);
 	mutex_destroy(&vq->lock);
 	kfree(vq);

@@ -294,8 +294,8 @@ static void ioc(unsigned long cmd, unsigned int nr, size_t size,
 
 static void do_static(void)
 {
-	check(KRCORE_ABI_VERSION == 12,
-	      "this contract test is of ABI version 12", "%d",
+	check(KRCORE_ABI_VERSION == 13,
+	      "this contract test is of ABI version 13", "%d",
 	      KRCORE_ABI_VERSION);
 	check(sizeof(struct krcore_card) == KRCORE_CARD_SIZE &&
 	      KRCORE_CARD_SIZE == 64, "the node address card: 64 bytes",
@@ -339,6 +339,11 @@ static void do_static(void)
 	SIZE(krcore_lmr_publish, 48);
 	IOC(KRCORE_IOC_LMR_LOOKUP, 0x19, krcore_lmr_lookup);
 	SIZE(krcore_lmr_lookup, 88);
+	IOC(KRCORE_IOC_QPRIO, 0x1a, krcore_qprio);
+	SIZE(krcore_qprio, 8);
+	check(KRCORE_PRIO_NORMAL == 0 && KRCORE_PRIO_HIGH == 1,
+	      "priority classes: NORMAL 0, HIGH 1", "%d %d",
+	      KRCORE_PRIO_NORMAL, KRCORE_PRIO_HIGH);
 	check(KRCORE_NAME_LEN == 24, "a name: 24 bytes with its NUL", "%d",
 	      KRCORE_NAME_LEN);
 	check(KRCORE_MEMBERS_POLL_MS == 20 &&

@@ -50,7 +50,7 @@ enum op {
 	OP_SCRIBBLE, OP_POP, OP_WAIT, OP_BIND, OP_LOOKUP, OP_PROBE, OP_INFO,
 	OP_RANDOM, OP_FORK, OP_MUNMAP, OP_FLOW_WAIT, OP_CONSUMED, OP_MEMBERS,
 	OP_LMR_ALLOC, OP_LMR_FREE, OP_LMR_SET, OP_LMR_COPY, OP_LOCK, OP_UNLOCK,
-	OP_PUBLISH, OP_NAME_LOOKUP,
+	OP_PUBLISH, OP_NAME_LOOKUP, OP_QPRIO,
 	OP_NR
 };
 
@@ -59,7 +59,7 @@ static const char * const op_names[OP_NR] = {
 	"scribble", "qpop", "qwait", "qbind", "lookup", "probe", "info",
 	"random_cmd", "fork", "munmap", "flow_wait", "qconsumed", "members",
 	"lmr_alloc", "lmr_free", "lmr_set", "lmr_copy", "lock", "unlock",
-	"publish", "name_lookup",
+	"publish", "name_lookup", "qprio",
 };
 
 /* Shared by every worker (MAP_SHARED): calls and errnos per operation. */
@@ -698,6 +698,22 @@ static void do_name_lookup(void)
 				    arg_ptr(&lk, sizeof(lk))));
 }
 
+/*
+ * Any priority class on any VQ, connected or not, with requests in flight
+ * or not: mostly the two classes (so high VQs post, and the others yield
+ * to them), sometimes any value or a reserved word.
+ */
+static void do_qprio(void)
+{
+	struct krcore_qprio qp = { 0 };
+
+	qp.prio = pick(8) ? (uint32_t)pick(2) : any_u32();
+	if (!pick(10))
+		qp.reserved = any_u32();
+	count(OP_QPRIO, ioctl(rvq(), KRCORE_IOC_QPRIO,
+			      arg_ptr(&qp, sizeof(qp))));
+}
+
 /* "I consumed": on any VQ, after any consumer index (scribble sets it). */
 static void do_consumed(void)
 {
@@ -895,6 +911,9 @@ static void worker(uint64_t seed)
 			break;
 		case OP_NAME_LOOKUP:
 			do_name_lookup();
+			break;
+		case OP_QPRIO:
+			do_qprio();
 			break;
 		default:
 			do_push();
