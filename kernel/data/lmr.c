@@ -403,13 +403,16 @@ long krc_ioc_lmr_free(struct krc_vqueue *vq, void __user *uarg)
 		kfree(h);
 		return ret;	/* the node stopped: its regions went */
 	}
-	peer = krc_peer_get(h->gid, false);
+	/* Its card, READ again if the owner said GOODBYE (a reload). */
+	peer = krc_lmr_owner(h->gid);
 	kfree(h);
-	c = peer && !IS_ERR(peer) ?
+	c = !IS_ERR(peer) ?
 	    krc_lmr_call(peer, &msg, krc_param_lmr_timeout_ms, true) : NULL;
-	if (peer && !IS_ERR(peer))
+	if (!IS_ERR(peer))
 		krc_peer_put(peer);
 	krc_node_leave();
+	if (IS_ERR(peer))
+		return PTR_ERR(peer);
 	if (!c)
 		return -ETIMEDOUT;
 	ret = krc_lmr_wait(c);
@@ -438,13 +441,19 @@ int krc_lmr_ask(struct krc_vqueue *vq, const u8 gid[16],
 	ret = krc_vq_enter(vq);
 	if (ret)
 		return ret;
-	peer = krc_peer_get(gid, false);
-	c = peer && !IS_ERR(peer) ?
+	/*
+	 * The owner's card, READ again if it said GOODBYE (a reload): the
+	 * new incarnation answers ESTALE for the old one's regions.
+	 */
+	peer = krc_lmr_owner(gid);
+	c = !IS_ERR(peer) ?
 	    krc_lmr_call(peer, msg, timeout_ms ? timeout_ms :
 			 krc_param_lmr_timeout_ms, true) : NULL;
-	if (peer && !IS_ERR(peer))
+	if (!IS_ERR(peer))
 		krc_peer_put(peer);
 	krc_node_leave();
+	if (IS_ERR(peer))
+		return PTR_ERR(peer);
 	if (!c)
 		return -EHOSTUNREACH;
 	ret = krc_lmr_wait(c);

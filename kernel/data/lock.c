@@ -226,13 +226,15 @@ long krc_ioc_unlock(struct krc_vqueue *vq, void __user *uarg)
 	ret = krc_vq_enter(vq);
 	if (ret)
 		return ret;	/* the node stopped: its locks went */
-	peer = krc_peer_get(owner, false);
-	c = peer && !IS_ERR(peer) ?
+	peer = krc_lmr_owner(owner);	/* its card READ again after a GOODBYE */
+	c = !IS_ERR(peer) ?
 	    krc_lmr_call(peer, &msg, u.timeout_ms ? u.timeout_ms :
 			 krc_param_lmr_timeout_ms, true) : NULL;
-	if (peer && !IS_ERR(peer))
+	if (!IS_ERR(peer))
 		krc_peer_put(peer);
 	krc_node_leave();
+	if (IS_ERR(peer))
+		return PTR_ERR(peer);
 	if (!c)
 		return -ETIMEDOUT;
 	ret = krc_lmr_wait(c);

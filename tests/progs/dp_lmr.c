@@ -20,6 +20,12 @@
  *   dp_lmr ADDR pool MIB the owner's pool is MIB MiB: MIB/2 fits, MIB does
  *                        not (ENOSPC), and fits again once freed
  *   dp_lmr ADDR hold N   allocate N regions of 1 MiB, print "held", sleep
+ *   dp_lmr ADDR reload FILE  a region written with a pattern, "held", then
+ *                        once FILE exists (the owner reloaded meanwhile):
+ *                        memset ESTALE, copy ESTALE, publish ESTALE; its
+ *                        old key reads nothing (refused or an error, never
+ *                        the data); free 0 and then ENOENT; a new region
+ *                        on the new incarnation reads zero
  *   dp_lmr ADDR args     bad arguments: exact errors
  *
  * With DP_LMR_PATH=dg (or rc) its VQ must have connected over datagrams
@@ -441,6 +447,83 @@ static int do_hold(unsigned int n)
 	return 0;
 }
 
+/* A READ of @len at @raddr/@rkey on a new VQ: its status, or -1 if none. */
+static int read_fresh(uint8_t *buf, uint32_t len, uint64_t raddr,
+		      uint32_t rkey)
+{
+	struct krcore_qconnect qc;
+	struct krcore_cqe cqe;
+	struct krcore_wr wr;
+	struct krc_vq *v;
+	struct krc_mr m;
+	int st = -1;
+
+	if (krc_vq_open(&v) < 0)
+		return -1;
+	if (krc_qconnect_gid(v, owner, 0, 0, &qc) < 0 ||
+	    krc_reg_mr(v, buf, len, KRCORE_ACCESS_LOCAL_WRITE, &m) < 0)
+		goto out;
+	fill(&wr, KRCORE_WR_READ, buf, m.lkey, len, raddr, rkey, next_id++);
+	if (krc_qpush(v, &wr, 1) == 1 &&
+	    krc_qpop_wait(v, &cqe, 1, 20000 * dp_scale()) == 1)
+		st = (int)cqe.status;
+	krc_dereg_mr(v, &m);
+out:
+	krc_vq_close(v);
+	return st;
+}
+
+static int do_reload(const char *file)
+{
+	const uint32_t all = KRCORE_ACCESS_REMOTE_READ |
+			     KRCORE_ACCESS_REMOTE_WRITE;
+	struct krcore_lmr_alloc a = must_alloc(MIB, all), b;
+	struct krcore_lmr_publish p = { .access = KRCORE_ACCESS_REMOTE_READ };
+	uint8_t *buf = tp_xalloc(4096);
+	unsigned int i;
+	int st;
+
+	if (lmr_set(a.handle, 0x5a, 0, MIB))
+		FAIL("reload: the first memset: %s", strerror(errno));
+	st = read_fresh(buf, 4096, a.addr, a.rkey);
+	for (i = 0; i < 4096 && buf[i] == 0x5a; i++)
+		;
+	if (st || i != 4096)
+		FAIL("reload: before: status %d, byte %u not 0x5a", st, i);
+	printf(TAG ": reload: held (incarnation %llx)\n",
+	       (unsigned long long)a.incarnation);
+	fflush(stdout);
+	while (access(file, F_OK))
+		usleep(100000);
+	expect(lmr_set(a.handle, 1, 0, 8), -ESTALE, "memset after the reload");
+	expect(lmr_copy(a.handle, 0, a.handle, 8, 8), -ESTALE,
+	       "copy after the reload");
+	p.handle = a.handle;
+	snprintf(p.name, sizeof(p.name), "after-reload");
+	p.timeout_ms = 30000;
+	expect(ioctl(krc_vq_fd(vq), KRCORE_IOC_LMR_PUBLISH, &p) < 0 ? -errno : 0,
+	       -ESTALE, "publish after the reload");
+	memset(buf, 0, 4096);
+	st = read_fresh(buf, 4096, a.addr, a.rkey);
+	for (i = 0; i < 4096 && buf[i] != 0x5a; i++)
+		;
+	if (st == KRCORE_WC_SUCCESS || i != 4096)
+		FAIL("reload: the old key read something: status %d, byte %u", st, i);
+	else
+		printf(TAG ": reload: the old key reads nothing (status %d)\n", st);
+	expect(lmr_free(a.handle), 0, "free of the old region");
+	expect(lmr_free(a.handle), -ENOENT, "its second free");
+	if (lmr_alloc(4096, all, &b))
+		FAIL("reload: a new region: %s", strerror(errno));
+	else if (b.incarnation == a.incarnation)
+		FAIL("reload: the new region's incarnation is the old one");
+	else if (read_fresh(buf, 4096, b.addr, b.rkey) != 0 || buf[0] || buf[4095])
+		FAIL("reload: the new region does not read zero");
+	else
+		printf(TAG ": reload: a new region on the new incarnation reads zero\n");
+	return dp_status();
+}
+
 static int do_args(const char *self)
 {
 	struct krcore_lmr_alloc a;
@@ -485,7 +568,8 @@ static int do_args(const char *self)
 int main(int argc, char **argv)
 {
 	const char *usage =
-		"dp_lmr ADDR rw|big MIB|set|copy OTHER|rights|pool MIB|hold N|args SELF";
+		"dp_lmr ADDR rw|big MIB|set|copy OTHER|rights|pool MIB|hold N|\n"
+		"       reload FILE|args SELF";
 	struct krcore_qconnect qc;
 	const char *path;
 
@@ -515,6 +599,8 @@ int main(int argc, char **argv)
 		return do_pool(strtoull(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[2], "hold"))
 		return do_hold((unsigned int)strtoul(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[2], "reload"))
+		return do_reload(argv[3]);
 	if (argc == 4 && !strcmp(argv[2], "args"))
 		return do_args(argv[3]);
 	if (argc == 4 && !strcmp(argv[2], "copy"))
