@@ -236,7 +236,7 @@ bench: all
 # The same figures from fewer samples, in about 5 minutes and some 8 more
 # for the RPC run: a look, not a result (build/bench/results says "mode
 # quick" in run-info).
-BENCH_QUICK = KRC_BENCH_MODE=quick KRC_BENCH_CONNECTS=10 KRC_BENCH_RATE_K=5 \
+BENCH_QUICK = KRC_BENCH_MODE=quick KRC_BENCH_CONNECTS=10 KRC_BENCH_FLOOR_N=40 KRC_BENCH_RATE_K=5 \
 	KRC_BENCH_RATE_ROUNDS=1 KRC_BENCH_ITERS=1000 KRC_BENCH_SECS=1 \
 	KRC_BENCH_FC_SAMPLES=3 KRC_BENCH_FC_PARTS=10 KRC_BENCH_FC_READS=300 \
 	KRC_BENCH_META_COUNT=300 KRC_BENCH_META_SECS=1 KRC_BENCH_PT_ITERS=500 \

@@ -77,7 +77,7 @@ if [ -n "$run" ]; then
 	[ -n "$costs" ] || echo "report: no QP costs measured in $run (qp_cost.out): the state table's are assumed" >&2
 	# shellcheck disable=SC2086 # $costs is options
 	"$bin/state_table" -s $costs >>"$res/samples.txt" || exit 1
-	for f in connect_bench.out connect_rate.out read_bench.out perftest.out first_contact.out qp_cost.out meta_bench.out; do
+	for f in connect_bench.out conn_floor.out connect_rate.out read_bench.out perftest.out first_contact.out qp_cost.out meta_bench.out; do
 		[ -f "$run/$f" ] && cp "$run/$f" "$res/"
 	done
 	# shellcheck disable=SC2086

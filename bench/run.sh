@@ -27,6 +27,7 @@ gid_index() {
 }
 
 CONNECTS=${KRC_BENCH_CONNECTS:-40}
+FLOOR_N=${KRC_BENCH_FLOOR_N:-200}
 RATE_K=${KRC_BENCH_RATE_K:-10}
 RATE_ROUNDS=${KRC_BENCH_RATE_ROUNDS:-3}
 # The MetaServer: synthetic cards in node0's table (1%, 50%, 75% of
@@ -126,6 +127,9 @@ else
 	echo "== connect_bench: $CONNECTS new processes per path"
 	"$KRC_REPO/build/bin/connect_bench" client "$META" 7472 "$CONNECTS" |
 		tee "$KRC_RUN/connect_bench.out" || fail "connect_bench"
+	echo "== conn_floor: a connection beside a null device's open + ioctl + close, $FLOOR_N rounds"
+	"$KRC_REPO/build/bin/conn_floor" "$META" "$FLOOR_N" |
+		tee "$KRC_RUN/conn_floor.out" || fail "conn_floor"
 	echo "== connect_bench rate: 1, 2, 4, 8 processes at once, $RATE_K connects each, $RATE_ROUNDS rounds"
 	"$KRC_REPO/build/bin/connect_bench" rate "$META" 7472 "$RATE_K" "$RATE_ROUNDS" |
 		tee "$KRC_RUN/connect_rate.out" || fail "connect_bench rate"

@@ -15,7 +15,7 @@
 # a pooled connect, READs per lookup, lookups per second).
 . "$KRC_REPO/tests/cluster/lib.sh"
 
-export KRC_BENCH_CONNECTS=4 KRC_BENCH_RATE_K=2 KRC_BENCH_RATE_ROUNDS=1
+export KRC_BENCH_CONNECTS=4 KRC_BENCH_RATE_K=2 KRC_BENCH_RATE_ROUNDS=1 KRC_BENCH_FLOOR_N=8
 export KRC_BENCH_ITERS=200 KRC_BENCH_SECS=1 KRC_BENCH_QP_COST_N=64
 # On the debug kernel (KASAN, lockdep) a throughput window of 0.1 s at 4
 # or 8 processes often ended before a request completed (medians of 0
