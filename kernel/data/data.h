@@ -257,6 +257,9 @@ struct krc_lmr_call *krc_lmr_call(struct krc_peer *peer,
 int krc_lmr_wait(struct krc_lmr_call *c);
 void krc_lmr_call_put(struct krc_lmr_call *c);
 struct krc_peer *krc_lmr_owner(const u8 gid[16]);
+struct krc_lmr_call *krc_lmr_call_owner(const u8 gid[16],
+					const struct krc_ctrl_msg *msg,
+					u32 timeout_ms);
 int krc_lmr_ask(struct krc_vqueue *vq, const u8 gid[16],
 		const struct krc_ctrl_msg *msg, u32 timeout_ms,
 		struct krc_ctrl_msg *rep);

@@ -272,6 +272,30 @@ struct krc_peer *krc_lmr_owner(const u8 gid[16])
 	return peer;
 }
 
+/*
+ * A waited call of @msg to the owner @gid, started under the gate, which
+ * it leaves: the call (NULL when the node stops or memory is short), or
+ * ERR_PTR when the owner has no card (krc_lmr_owner(): READ again after
+ * its GOODBYE, so a reloaded owner answers ESTALE for its old regions).
+ */
+struct krc_lmr_call *krc_lmr_call_owner(const u8 gid[16],
+					const struct krc_ctrl_msg *msg,
+					u32 timeout_ms)
+{
+	struct krc_peer *peer = krc_lmr_owner(gid);
+	struct krc_lmr_call *c;
+
+	if (IS_ERR(peer)) {
+		krc_node_leave();
+		return ERR_CAST(peer);
+	}
+	c = krc_lmr_call(peer, msg, timeout_ms ?: krc_param_lmr_timeout_ms,
+			 true);
+	krc_peer_put(peer);
+	krc_node_leave();
+	return c;
+}
+
 /* A copy of @src in the process's table: its index in *handle. */
 int krc_lmr_keep_handle(struct krc_proc *proc, const struct krc_lmr_handle *src,
 			u32 *handle)
@@ -379,7 +403,6 @@ long krc_ioc_lmr_free(struct krc_vqueue *vq, void __user *uarg)
 	struct krcore_lmr_free f;
 	struct krc_lmr_handle *h;
 	struct krc_lmr_call *c;
-	struct krc_peer *peer;
 	int ret;
 
 	if (!vq->proc || current->mm != vq->mm)
@@ -403,16 +426,10 @@ long krc_ioc_lmr_free(struct krc_vqueue *vq, void __user *uarg)
 		kfree(h);
 		return ret;	/* the node stopped: its regions went */
 	}
-	/* Its card, READ again if the owner said GOODBYE (a reload). */
-	peer = krc_lmr_owner(h->gid);
+	c = krc_lmr_call_owner(h->gid, &msg, 0);
 	kfree(h);
-	c = !IS_ERR(peer) ?
-	    krc_lmr_call(peer, &msg, krc_param_lmr_timeout_ms, true) : NULL;
-	if (!IS_ERR(peer))
-		krc_peer_put(peer);
-	krc_node_leave();
-	if (IS_ERR(peer))
-		return PTR_ERR(peer);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
 	if (!c)
 		return -ETIMEDOUT;
 	ret = krc_lmr_wait(c);
@@ -435,25 +452,14 @@ int krc_lmr_ask(struct krc_vqueue *vq, const u8 gid[16],
 		struct krc_ctrl_msg *rep)
 {
 	struct krc_lmr_call *c;
-	struct krc_peer *peer;
 	int ret;
 
 	ret = krc_vq_enter(vq);
 	if (ret)
 		return ret;
-	/*
-	 * The owner's card, READ again if it said GOODBYE (a reload): the
-	 * new incarnation answers ESTALE for the old one's regions.
-	 */
-	peer = krc_lmr_owner(gid);
-	c = !IS_ERR(peer) ?
-	    krc_lmr_call(peer, msg, timeout_ms ? timeout_ms :
-			 krc_param_lmr_timeout_ms, true) : NULL;
-	if (!IS_ERR(peer))
-		krc_peer_put(peer);
-	krc_node_leave();
-	if (IS_ERR(peer))
-		return PTR_ERR(peer);
+	c = krc_lmr_call_owner(gid, msg, timeout_ms);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
 	if (!c)
 		return -EHOSTUNREACH;
 	ret = krc_lmr_wait(c);

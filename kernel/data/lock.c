@@ -201,7 +201,6 @@ long krc_ioc_unlock(struct krc_vqueue *vq, void __user *uarg)
 	struct krc_lock_held *h;
 	struct krcore_unlock u;
 	struct krc_lmr_call *c;
-	struct krc_peer *peer;
 	u8 owner[16];
 	int ret;
 
@@ -226,15 +225,9 @@ long krc_ioc_unlock(struct krc_vqueue *vq, void __user *uarg)
 	ret = krc_vq_enter(vq);
 	if (ret)
 		return ret;	/* the node stopped: its locks went */
-	peer = krc_lmr_owner(owner);	/* its card READ again after a GOODBYE */
-	c = !IS_ERR(peer) ?
-	    krc_lmr_call(peer, &msg, u.timeout_ms ? u.timeout_ms :
-			 krc_param_lmr_timeout_ms, true) : NULL;
-	if (!IS_ERR(peer))
-		krc_peer_put(peer);
-	krc_node_leave();
-	if (IS_ERR(peer))
-		return PTR_ERR(peer);
+	c = krc_lmr_call_owner(owner, &msg, u.timeout_ms);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
 	if (!c)
 		return -ETIMEDOUT;
 	ret = krc_lmr_wait(c);

@@ -50,7 +50,7 @@ else
 	rc=$?
 	cat "$KRC_RUN/limits.out"
 	check "the high class's bounds hold (prio_probe limits: 13 checks)" \
-		"[ $rc = 0 ] && ! grep -q FAIL $KRC_RUN/limits.out && [ \$(grep -c '^ok - ' $KRC_RUN/limits.out) = 13 ]"
+		"[ $rc = 0 ] && ! grep -q FAIL $KRC_RUN/limits.out && [ \$(grep -c '^prio_probe: ok: ' $KRC_RUN/limits.out) = 13 ]"
 	check "counted: 5 VQs set high, 2 set back" \
 		'eq "$(counter prio_high_vqs)" 5 && eq "$(counter prio_normal_vqs)" 2'
 

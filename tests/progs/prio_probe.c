@@ -17,7 +17,8 @@
  *	or closed gives its place; a high VQ's READ of HIGH_BYTES completes
  *	with its data, one of HIGH_BYTES + 1 is refused (TOO_LONG) and so
  *	is nothing else: the same READ on a normal VQ completes. Prints
- *	"ok - ..." or "FAIL - ..." per check; exit 0 if none failed.
+ *	"prio_probe: ok: ..." or "prio_probe: FAIL: ..." per check; exit 0
+ *	if none failed.
  */
 #include <sys/ioctl.h>
 
@@ -30,7 +31,7 @@ static int failed;
 
 static void check(int ok, const char *what)
 {
-	printf("%s - %s\n", ok ? "ok" : "FAIL", what);
+	printf("prio_probe: %s: %s\n", ok ? "ok" : "FAIL", what);
 	if (!ok)
 		failed = 1;
 }
