@@ -9,6 +9,10 @@
  * found in remote memory), atomics, SEND and WRITE_IMM complete
  * NOT_EXECUTED_OR_UNKNOWN, every VQ moved exactly once. Prints the
  * exact counts the kernel must report ("dp_test: mixed: expect ...").
+ * On the debug kernel the staller's READs are three times longer: its
+ * qpushes are slower there than the wire, and 1 MiB of READs was seen to
+ * complete before the three VQs had posted (3 MiB stays within the
+ * process's share, proc_max_bytes).
  *
  *   dp_mixed ADDR INFO NVQ PORT
  */
@@ -119,8 +123,9 @@ static int do_mixed(const char *addr, const struct dp_remote *r, int nvq,
 	struct krcore_wr wr[STALL_N];
 	struct krcore_qconnect qc;
 	struct krc_vq *vq = tp_connect(addr, 0, &qc);
+	uint32_t stall_len = STALL_LEN * (dp_scale() > 1 ? 3 : 1);
 	struct krc_mr mr;
-	uint8_t *buf = dp_reg(vq, STALL_LEN, &mr);
+	uint8_t *buf = dp_reg(vq, stall_len, &mr);
 	int v, i, waiting;
 
 	if (!m || !buf)
@@ -136,7 +141,7 @@ static int do_mixed(const char *addr, const struct dp_remote *r, int nvq,
 		mixed_prepare(&m[v], r, v);
 	}
 	for (i = 0; i < STALL_N; i++)
-		fill(&wr[i], KRCORE_WR_READ, buf, mr.lkey, STALL_LEN, r->addr,
+		fill(&wr[i], KRCORE_WR_READ, buf, mr.lkey, stall_len, r->addr,
 		     r->rkey, (uint64_t)i);
 	if (krc_qpush(vq, wr, STALL_N) != STALL_N)
 		FAIL("mixed: staller: %s", krc_errmsg());
@@ -151,7 +156,7 @@ static int do_mixed(const char *addr, const struct dp_remote *r, int nvq,
 	dp_set_param("fault_conn_error", qc.conn_id);
 	dp_reap(vq, c, STALL_N, 0, 300);
 	for (i = 0; i < STALL_N; i++)
-		if (c[i].status || c[i].byte_len != STALL_LEN)
+		if (c[i].status || c[i].byte_len != stall_len)
 			FAIL("mixed: staller READ %d: %s", i,
 			     krc_wc_status_str(c[i].status));
 	if (dp_ring_header(vq, qc.ring_size).recoveries != 1)
