@@ -110,8 +110,11 @@ param proc_max_bytes "$pmb"
 rec0=$(counter recoveries)
 rp0=$(counter wr_reposted)
 ne0=$(counter wr_not_executed)
+# The debug kernel's staller is 12 MiB of READs (dp_mixed.c).
+param proc_max_bytes $((64 << 20))
 out=$("$KRC_TBIN/dp_mixed" "$META" "$INFO" 3 7002)
 rc=$?
+param proc_max_bytes "$pmb"
 echo "$out"
 exp=$(echo "$out" | sed -n 's/^dp_test: mixed: expect //p')
 check "a shared QP failed under the mixed traffic of 3 VQs: READs and WRITEs succeed (data checked), atomics, SEND and WRITE_IMM complete NOT_EXECUTED_OR_UNKNOWN" \
