@@ -58,9 +58,9 @@ EXAMPLES    := $(BUILD)/bin/krc_example $(BUILD)/bin/readme_read8 $(RPC_EXAMPLES
 PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
-.PHONY: demo-kvs demo-serverless demo-basics mutants all module lib tools unit benches bench bench-quick bench-rpc bench-lmr bench-publish deps demo test install clean fuzz ready \
+.PHONY: ucx demo-kvs demo-serverless demo-basics mutants all module lib tools unit benches bench bench-quick bench-rpc bench-lmr bench-publish deps demo test install clean fuzz ready \
 	test-passive-loop soak test-debug debug-kernel install-dkms deb
-all: module lib tools unit benches
+all: module lib tools unit benches ucx
 
 module:
 	@test -n "$(KVER)" || { echo "no guest kernel headers: run 'make deps'"; exit 1; }
@@ -106,6 +106,28 @@ $(BUILD)/bin/krctl: $(KRCTL_OBJS) $(BUILD)/lib/libkrcore.a
 $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a
+
+# The UCT transport for UCX (ucx/, docs/ucx.md): a module of Debian's UCX,
+# built against that exact version's internal headers (uct/base, ucs),
+# which only its source package has (scripts/ucx-src.sh fetches it once).
+# libkrcore is linked in and hidden: the module needs only UCX's libraries.
+UCX_SRCS    := $(wildcard ucx/*.c)
+UCX_MOD     := $(BUILD)/ucx/libuct_krcore.so
+UCX_DIR     ?= $(shell dpkg-query -W -f='$${Version}' libucx0 2>/dev/null | sed 's/-[^-]*$$//')
+UCX_CFLAGS  := -std=gnu11 -fPIC $(CFLAGS) -Wall -Wextra -Werror \
+	       -Wno-unused-parameter -Wno-missing-field-initializers \
+	       -Wno-sign-compare -Wno-type-limits -Iinclude -Iinclude/uapi \
+	       -D_GNU_SOURCE -I$(BUILD)/ucx-src/ucx-$(UCX_DIR)/src
+ucx: $(UCX_MOD)
+$(BUILD)/ucx-src/ucx-$(UCX_DIR)/src/uct/base/uct_iface.h: scripts/ucx-src.sh
+	sh scripts/ucx-src.sh $(BUILD)/ucx-src >/dev/null
+	touch $@
+$(UCX_MOD): $(UCX_SRCS) ucx/krcore_uct.h $(BUILD)/lib/libkrcore.a \
+	    $(BUILD)/ucx-src/ucx-$(UCX_DIR)/src/uct/base/uct_iface.h
+	@mkdir -p $(dir $@)
+	$(CC) $(UCX_CFLAGS) -shared $(LDFLAGS) -Wl,-soname,libuct_krcore.so \
+		-Wl,--exclude-libs,ALL -o $@ $(UCX_SRCS) \
+		$(BUILD)/lib/libkrcore.a -luct -lucs
 
 # Unit tests: the portable code and the library, with cmocka, no VM.
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/lib/libkrcore.a
@@ -481,6 +503,11 @@ $(BUILD)/tests/src_flood: tests/progs/src_flood.c tests/progs/ud.h $(BUILD)/lib/
 $(BUILD)/tests/meta_forge: tests/progs/meta_forge.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -lrdmacm -libverbs
+
+# The UCP program of t_ucx (docs/ucx.md) links Debian's UCX only.
+$(BUILD)/tests/ucx_check: tests/progs/ucx_check.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< -lucp -lucs
 
 $(BUILD)/tests/%: tests/progs/%.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
