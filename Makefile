@@ -504,6 +504,11 @@ $(BUILD)/tests/meta_forge: tests/progs/meta_forge.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/lib/libkrcore.a -lrdmacm -libverbs
 
+# The MPI program of t_mpi (docs/ucx.md), with Debian's Open MPI.
+$(BUILD)/tests/mpi_check: tests/progs/mpi_check.c
+	@mkdir -p $(dir $@)
+	mpicc -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $<
+
 # The UCP program of t_ucx (docs/ucx.md) links Debian's UCX only.
 $(BUILD)/tests/ucx_check: tests/progs/ucx_check.c
 	@mkdir -p $(dir $@)

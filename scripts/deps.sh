@@ -12,7 +12,7 @@ PKGS="build-essential pkg-config kmod cpio \
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 \
 	rdma-core ibverbs-providers ibverbs-utils libibverbs-dev \
 	librdmacm-dev rdmacm-utils perftest busybox-static vde2 iproute2 \
-	libucx-dev ucx-utils \
+	libucx-dev ucx-utils openmpi-bin libopenmpi-dev \
 	libcmocka-dev clang libclang-rt-dev linux-source \
 	bc bison flex libelf-dev libssl-dev xz-utils \
 	dpkg-dev debhelper dh-dkms dkms lintian mandoc udev gnuplot-nox patch"

@@ -473,21 +473,27 @@ void uct_krcore_ep_complete(struct uct_krcore_iface *iface,
 
 static unsigned int ep_dispatch_pending(struct uct_krcore_ep *ep)
 {
+	ucs_queue_elem_t *elem;
 	uct_pending_req_t *req;
 	ucs_status_t status;
 	unsigned int n = 0;
 
 	while (!ucs_queue_is_empty(&ep->pending)) {
-		req = ucs_container_of((void *)ep->pending.head,
-				       uct_pending_req_t, priv);
+		/*
+		 * Off the queue while it runs: a flush on the queue calls
+		 * uct_ep_flush, which must not find itself there (it would
+		 * say NO_RESOURCE for ever). Back at the head if not done.
+		 */
+		elem = ucs_queue_pull_non_empty(&ep->pending);
+		req = ucs_container_of(elem, uct_pending_req_t, priv);
 		status = req->func(req);
 		ucs_trace("krcore: ep %p: pending dispatch: %s", ep,
 			  ucs_status_string(status));
 		if (status == UCS_OK) {
-			ucs_queue_pull_non_empty(&ep->pending);
 			n++;
 			continue;
 		}
+		ucs_queue_push_head(&ep->pending, elem);
 		break;	/* INPROGRESS: called again next time; else no room */
 	}
 	return n;

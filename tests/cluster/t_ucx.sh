@@ -5,11 +5,12 @@
 # does not without the module); Debian's ucx_perftest runs its UCT-level
 # tests (active messages short and bcopy, put short/bcopy/zcopy, get
 # bcopy/zcopy, atomic add, fetch-add, compare-and-swap) and its UCP-level
-# tests (tag, stream, put, get, fetching atomics, AM, eager and
+# tests (tag, stream, put, get, atomics, AM, eager and
 # rendezvous sizes)
 # between the two nodes with UCX restricted to krcore (and self): every
 # run completes all its iterations on both sides, and UCP says it chose
-# krcore.
+# krcore. ucx_check (tests/progs) checks the data UCP moves that way:
+# tags, puts and gets, atomics and AMs of 8 B to 1 MiB, byte by byte.
 . "$KRC_REPO/tests/cluster/lib.sh"
 
 if [ "$KRC_NODE" = 0 ]; then
@@ -94,6 +95,7 @@ perf stream_bw -t stream_bw -s 65536
 perf ucp_put_lat -t ucp_put_lat
 perf ucp_put_bw -t ucp_put_bw -s 65536
 perf ucp_get -t ucp_get -s 65536
+perf ucp_add -t ucp_add
 perf ucp_fadd -t ucp_fadd
 perf ucp_cswap -t ucp_cswap
 perf ucp_am_lat -t ucp_am_lat
@@ -118,6 +120,21 @@ else
 	wait
 	barrier end.cfg
 fi
+
+# The data, checked by a UCP program of ours over the same transport:
+# node1 serves, node0 calls; they meet in $KRC_RUN/ucxcheck.
+D="$KRC_RUN/ucxcheck"
+[ "$KRC_NODE" = 1 ] && mkdir -p "$D"
+barrier check.dir
+role=$([ "$KRC_NODE" = 1 ] && echo server || echo client)
+LD_PRELOAD=$MOD timeout 180 "$KRC_TBIN/ucx_check" $role "$D" \
+	>"$KRC_RUN/check.$role" 2>&1
+ck_rc=$?
+cat "$KRC_RUN/check.$role"
+check "ucx_check $role: every check passed (exit 0)" '[ $ck_rc = 0 ]'
+check "ucx_check $role: no FAIL line" '! grep -q "^FAIL: " "$KRC_RUN/check.$role"'
+check "ucx_check $role: its summary says 0 failed" \
+	'grep -q "^ucx_check: $role [0-9]* checks, 0 failed$" "$KRC_RUN/check.$role"'
 
 barrier done
 check "module unloads (every VQ of UCX closed)" krc_unload

@@ -1,0 +1,1133 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * ucx_check - checks the data UCX moves over the UCT transport "krcore"
+ * (ucx/, docs/ucx.md): tag messages, RMA, atomics and active messages of
+ * UCP between two processes, every byte verified.
+ *
+ *   ucx_check server DIR
+ *   ucx_check client DIR
+ *
+ * DIR is a directory both nodes see. The server publishes the address of
+ * its 2 MiB buffer, its packed rkey and its worker address in
+ * DIR/server.info, the client its worker address in DIR/client.info
+ * (each written under another name, then renamed; the reader waits for
+ * it up to 60 s). Run with LD_PRELOAD=build/ucx/libuct_krcore.so and
+ * UCX_TLS=krcore,self.
+ *
+ * Every check prints one line, "ok: WHAT" or "FAIL: WHAT: DETAIL"; a wait
+ * that lasts longer than its limit is "FAIL: WHAT: timed out" and ends
+ * the program. The last line is "ucx_check: ROLE N checks, M failed";
+ * the exit status is 0 only if no check failed.
+ *
+ * The steps, in the order both sides take them:
+ *  1. tags: the client sends 8, 4000, 65536 and 1048576 bytes; the server
+ *     verifies each byte and answers with the FNV-1a hash of what it got;
+ *     then the server sends 1 MiB that the client verifies;
+ *  2. RMA: the client puts 1 MiB at offset 0 of the server's buffer, 8
+ *     bytes at 8 and 4000 at 1001, each flushed and read back with a get;
+ *     the server then verifies its buffer;
+ *  3. atomics on the word at offset 0: 100 adds of 3, a fetch-add of 0
+ *     (300), a compare-and-swap 300 -> 12345 (returns 300), a get (12345);
+ *  4. active messages id 7 with an 8-byte header: 3000 bytes, 100000
+ *     bytes, and 100000 bytes forced to rendezvous; the server verifies
+ *     them and reports to the client by a tag message;
+ *  5. "done" each way, flush and close of the endpoint.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ucp/api/ucp.h>
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define BIG		(1024UL * 1024)	/* the largest message, the big put */
+#define SRV_BUF_SIZE	(2 * BIG)	/* the server's mapped buffer */
+#define RECV_SLACK	4096		/* receive room beyond the message */
+#define OP_TIMEOUT	30		/* seconds an operation may take */
+#define STEP_TIMEOUT	60		/* seconds for the peer's next step */
+#define FILE_TIMEOUT	60		/* seconds for the peer's file */
+#define PROG_TIMEOUT	110		/* seconds for the whole program */
+#define INFO_MAGIC	0x6b726378U	/* "krcx" */
+#define AM_ID		7
+#define AM_HDR_MAGIC	0x414d000000000000ULL
+#define N_AM		3
+#define N_ADDS		100
+#define CSWAP_NEW	12345
+
+/* Tags of the messages: one per step, so that none matches another's. */
+enum {
+	TAG_DATA = 0x100,	/* + index of the size: client -> server */
+	TAG_HASH = 0x200,	/* + index: the server's answer */
+	TAG_S2C = 0x300,	/* 1 MiB server -> client */
+	TAG_RMA_DONE = 0x400,	/* the client's puts are flushed */
+	TAG_RMA_VERDICT = 0x401,
+	TAG_AM_REPORT = 0x500,
+	TAG_DONE = 0x600,
+};
+
+/* Seeds of the patterns: each transfer its own bytes. */
+enum {
+	SEED_TAG = 1,
+	SEED_S2C,
+	SEED_PUT_BIG,
+	SEED_PUT_8,
+	SEED_PUT_4000,
+	SEED_AM,		/* + index of the active message */
+};
+
+/* What the server answers: a tag message's hash, or a step's verdict. */
+struct answer {
+	uint64_t hash;		/* FNV-1a of the bytes received */
+	uint64_t len;		/* bytes received */
+	uint64_t bad;		/* bytes (or messages) not as expected */
+	uint64_t extra;		/* first bad byte; AM: how many by rndv */
+};
+
+/* The head of an info file: the rkey, then the worker address follow. */
+struct info_hdr {
+	uint32_t magic;
+	uint32_t pad;
+	uint64_t buf_addr;
+	uint64_t rkey_len;
+	uint64_t addr_len;
+};
+
+/* The sizes and how each active message is sent. */
+static const size_t am_size[N_AM] = { 3000, 100000, 100000 };
+static const uint32_t am_flags[N_AM] = { 0, 0, UCP_AM_SEND_FLAG_RNDV };
+
+static const size_t tag_size[] = { 8, 4000, 65536, BIG };
+#define N_TAG	ARRAY_SIZE(tag_size)
+
+/* One active message as the server's handler saw it. */
+struct am_got {
+	uint64_t hdr;
+	size_t hdr_len;
+	size_t len;
+	void *desc;		/* rendezvous: to receive, else NULL */
+	int rndv;
+	uint64_t bad;		/* bytes not as expected (eager) */
+	uint64_t first_bad;
+};
+
+static const char *role = "?";
+static unsigned int n_checks, n_failed;
+static ucp_context_h ctx;
+static ucp_worker_h worker;
+static ucp_ep_h ep;
+static struct am_got am_got[N_AM];
+static unsigned int am_count;
+static const char *phase = "setup";	/* for the alarm's report */
+static char step[96];		/* where in a check: in a timeout's report */
+
+/* Reporting ------------------------------------------------------------ */
+
+static void summary(void)
+{
+	printf("ucx_check: %s %u checks, %u failed\n", role, n_checks,
+	       n_failed);
+	fflush(stdout);
+}
+
+static void pass(const char *what)
+{
+	n_checks++;
+	printf("ok: %s\n", what);
+}
+
+static __attribute__((format(printf, 2, 3)))
+void fail(const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	n_checks++;
+	n_failed++;
+	printf("FAIL: %s: ", what);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* A failure after which nothing can go on. */
+static __attribute__((noreturn, format(printf, 2, 3)))
+void fatal(const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	n_checks++;
+	n_failed++;
+	printf("FAIL: %s: ", what);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	summary();
+	_exit(1);
+}
+
+static __attribute__((format(printf, 1, 2)))
+void set_step(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(step, sizeof(step), fmt, ap);
+	va_end(ap);
+}
+
+static __attribute__((noreturn)) void timed_out(const char *what)
+{
+	if (step[0])
+		fatal(what, "timed out (%s)", step);
+	fatal(what, "timed out");
+}
+
+/* The last resort: a hang outside the waits below (ucp_ep_create...). */
+static void on_alarm(int sig)
+{
+	char line[512];
+	int n;
+
+	(void)sig;
+	n = snprintf(line, sizeof(line),
+		     "FAIL: %s: timed out (whole program)\nucx_check: %s %u checks, %u failed\n",
+		     phase, role, n_checks + 1, n_failed + 1);
+	if (n > 0 && write(1, line, (size_t)n) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+/* Data ----------------------------------------------------------------- */
+
+/* Byte @i of a transfer of @size bytes: no period, unlike i * 7. */
+static uint8_t pat(uint64_t i, uint64_t size, uint64_t seed)
+{
+	uint64_t x = i + (size << 32) + (seed << 56);
+
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return (uint8_t)x;
+}
+
+static void fill(uint8_t *p, size_t len, uint64_t size, uint64_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = pat(i, size, seed);
+}
+
+/*
+ * Bytes of @p that are not pat(@from + i, @size, @seed): their number,
+ * the first in *@first (UINT64_MAX if none).
+ */
+static uint64_t verify(const uint8_t *p, size_t len, uint64_t from,
+		       uint64_t size, uint64_t seed, uint64_t *first)
+{
+	uint64_t bad = 0;
+	size_t i;
+
+	*first = UINT64_MAX;
+	for (i = 0; i < len; i++) {
+		if (p[i] == pat(from + i, size, seed))
+			continue;
+		if (!bad)
+			*first = from + i;
+		bad++;
+	}
+	return bad;
+}
+
+static uint64_t fnv1a(const uint8_t *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static void *xmalloc(size_t len)
+{
+	void *p = malloc(len);
+
+	if (!p)
+		fatal("setup", "out of memory (%zu bytes)", len);
+	return p;
+}
+
+/* Waits ---------------------------------------------------------------- */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Wait for @req (what an _nbx call returned) for up to @secs seconds,
+ * progressing the worker; free it. A tag receive gives @info.
+ */
+static ucs_status_t wait_req(void *req, const char *what, int secs,
+			     ucp_tag_recv_info_t *info)
+{
+	double end = now() + secs;
+	ucs_status_t st;
+	unsigned int n = 0;
+
+	if (!req)
+		return UCS_OK;
+	if (UCS_PTR_IS_ERR(req))
+		return UCS_PTR_STATUS(req);
+	for (;;) {
+		ucp_worker_progress(worker);
+		if (info)
+			st = ucp_tag_recv_request_test(req, info);
+		else
+			st = ucp_request_check_status(req);
+		if (st != UCS_INPROGRESS)
+			break;
+		if (!(++n & 255) && now() > end)
+			timed_out(what);
+	}
+	ucp_request_free(req);
+	return st;
+}
+
+static void *post_send(const void *buf, size_t len, ucp_tag_t tag)
+{
+	ucp_request_param_t prm = { .op_attr_mask = 0 };
+
+	return ucp_tag_send_nbx(ep, buf, len, tag, &prm);
+}
+
+static void *post_recv(void *buf, size_t len, ucp_tag_t tag,
+		       ucp_tag_recv_info_t *info)
+{
+	/*
+	 * UCX 1.13 fills no recv_info of a receive that completes at once:
+	 * always a request, whose test gives the length.
+	 */
+	ucp_request_param_t prm = {
+		.op_attr_mask = UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
+	};
+
+	info->length = 0;
+	return ucp_tag_recv_nbx(worker, buf, len, tag, (ucp_tag_t)-1, &prm);
+}
+
+/* Send @len bytes with @tag and wait; a failure is fatal (the peer waits). */
+static void send_wait(const void *buf, size_t len, ucp_tag_t tag,
+		      const char *what, int secs)
+{
+	ucs_status_t st;
+
+	st = wait_req(post_send(buf, len, tag), what, secs, NULL);
+	if (st != UCS_OK)
+		fatal(what, "tag send: %s", ucs_status_string(st));
+}
+
+/* Receive exactly @len bytes with @tag; a failure is fatal. */
+static void recv_wait(void *buf, size_t len, ucp_tag_t tag, const char *what,
+		      int secs)
+{
+	ucp_tag_recv_info_t info;
+	ucs_status_t st;
+
+	st = wait_req(post_recv(buf, len, tag, &info), what, secs, &info);
+	if (st != UCS_OK)
+		fatal(what, "tag recv: %s", ucs_status_string(st));
+	if (info.length != len)
+		fatal(what, "tag recv: %zu bytes, expected %zu", info.length,
+		      len);
+}
+
+static ucs_status_t flush_ep(const char *what)
+{
+	ucp_request_param_t prm = { .op_attr_mask = 0 };
+
+	return wait_req(ucp_ep_flush_nbx(ep, &prm), what, OP_TIMEOUT, NULL);
+}
+
+/* Set up --------------------------------------------------------------- */
+
+static void ucx_init(ucp_address_t **addr, size_t *addr_len)
+{
+	ucp_params_t p = {
+		.field_mask = UCP_PARAM_FIELD_FEATURES,
+		.features = UCP_FEATURE_TAG | UCP_FEATURE_RMA |
+			    UCP_FEATURE_AMO64 | UCP_FEATURE_AM,
+	};
+	ucp_worker_params_t wp = {
+		.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+		.thread_mode = UCS_THREAD_MODE_SINGLE,
+	};
+	ucs_status_t st;
+
+	st = ucp_init(&p, NULL, &ctx);
+	if (st != UCS_OK)
+		fatal("setup", "ucp_init: %s", ucs_status_string(st));
+	st = ucp_worker_create(ctx, &wp, &worker);
+	if (st != UCS_OK)
+		fatal("setup", "ucp_worker_create: %s", ucs_status_string(st));
+	st = ucp_worker_get_address(worker, addr, addr_len);
+	if (st != UCS_OK)
+		fatal("setup", "ucp_worker_get_address: %s",
+		      ucs_status_string(st));
+}
+
+static void connect_to(const void *addr)
+{
+	ucp_ep_params_t ep_params = {
+		.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
+			      UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
+		.address = addr,
+		.err_mode = UCP_ERR_HANDLING_MODE_NONE,
+	};
+	ucs_status_t st;
+
+	st = ucp_ep_create(worker, &ep_params, &ep);
+	if (st != UCS_OK)
+		fatal("setup", "ucp_ep_create: %s", ucs_status_string(st));
+}
+
+/* Publish DIR/NAME: written as DIR/NAME.tmp, then renamed. */
+static void write_info(const char *dir, const char *name, uint64_t buf_addr,
+		       const void *rkey, size_t rkey_len, const void *addr,
+		       size_t addr_len)
+{
+	struct info_hdr h = {
+		.magic = INFO_MAGIC,
+		.buf_addr = buf_addr,
+		.rkey_len = rkey_len,
+		.addr_len = addr_len,
+	};
+	char path[4096], tmp[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name);
+	f = fopen(tmp, "w");
+	if (!f)
+		fatal("setup", "%s: %s", tmp, strerror(errno));
+	if (fwrite(&h, sizeof(h), 1, f) != 1 ||
+	    (rkey_len && fwrite(rkey, rkey_len, 1, f) != 1) ||
+	    fwrite(addr, addr_len, 1, f) != 1 || fflush(f) ||
+	    fsync(fileno(f))) {
+		fclose(f);
+		fatal("setup", "writing %s: %s", tmp, strerror(errno));
+	}
+	if (fclose(f))
+		fatal("setup", "writing %s: %s", tmp, strerror(errno));
+	if (rename(tmp, path))
+		fatal("setup", "rename to %s: %s", path, strerror(errno));
+}
+
+/* Wait for DIR/NAME and read it: its head in *@h, the rest returned. */
+static uint8_t *read_info(const char *dir, const char *name,
+			  struct info_hdr *h)
+{
+	double end = now() + FILE_TIMEOUT;
+	char path[4096], what[256];
+	struct stat sb;
+	uint8_t *body;
+	size_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(what, sizeof(what), "setup: waiting for %s", name);
+	while ((fd = open(path, O_RDONLY)) < 0) {
+		if (errno != ENOENT)
+			fatal("setup", "%s: %s", path, strerror(errno));
+		if (now() > end)
+			timed_out(what);
+		usleep(100000);
+	}
+	if (fstat(fd, &sb) || (size_t)sb.st_size < sizeof(*h))
+		fatal("setup", "%s: short file", path);
+	len = (size_t)sb.st_size - sizeof(*h);
+	body = xmalloc(len);
+	if (read(fd, h, sizeof(*h)) != (ssize_t)sizeof(*h) ||
+	    read(fd, body, len) != (ssize_t)len)
+		fatal("setup", "%s: short read", path);
+	close(fd);
+	if (h->magic != INFO_MAGIC || h->rkey_len + h->addr_len != len)
+		fatal("setup", "%s: not an info file", path);
+	return body;
+}
+
+/* 1. Tag messages ------------------------------------------------------ */
+
+static void tag_server(void)
+{
+	uint8_t *buf = xmalloc(BIG + RECV_SLACK);
+	ucp_tag_recv_info_t info;
+	struct answer a;
+	char what[128];
+	ucs_status_t st;
+	size_t i, size;
+
+	for (i = 0; i < N_TAG; i++) {
+		size = tag_size[i];
+		snprintf(what, sizeof(what), "tag recv %zu bytes", size);
+		phase = "tag recv";
+		memset(buf, 0, BIG + RECV_SLACK);
+		st = wait_req(post_recv(buf, BIG + RECV_SLACK, TAG_DATA + i,
+					&info),
+			      what, STEP_TIMEOUT, &info);
+		memset(&a, 0, sizeof(a));
+		if (st != UCS_OK) {
+			fail(what, "%s", ucs_status_string(st));
+			a.bad = UINT64_MAX;
+		} else {
+			a.len = info.length;
+			a.hash = fnv1a(buf, info.length);
+			a.bad = verify(buf, info.length, 0, size, SEED_TAG,
+				       &a.extra);
+			if (info.length != size)
+				fail(what, "got %zu bytes", info.length);
+			else if (a.bad)
+				fail(what, "%" PRIu64 " bytes differ, first at %" PRIu64,
+				     a.bad, a.extra);
+			else
+				pass(what);
+		}
+		send_wait(&a, sizeof(a), TAG_HASH + i, what, OP_TIMEOUT);
+	}
+
+	snprintf(what, sizeof(what), "tag send server->client %lu bytes", BIG);
+	phase = what;
+	fill(buf, BIG, BIG, SEED_S2C);
+	st = wait_req(post_send(buf, BIG, TAG_S2C), what, OP_TIMEOUT, NULL);
+	if (st != UCS_OK)
+		fatal(what, "%s", ucs_status_string(st));
+	pass(what);
+	free(buf);
+}
+
+static void tag_client(void)
+{
+	uint8_t *buf = xmalloc(BIG + RECV_SLACK);
+	ucp_tag_recv_info_t info;
+	ucs_status_t st, st2;
+	uint64_t hash, bad, first;
+	void *sreq, *rreq;
+	struct answer a;
+	char what[128];
+	size_t i, size;
+
+	for (i = 0; i < N_TAG; i++) {
+		size = tag_size[i];
+		snprintf(what, sizeof(what), "tag client->server %zu bytes",
+			 size);
+		phase = what;
+		fill(buf, size, size, SEED_TAG);
+		hash = fnv1a(buf, size);
+		memset(&a, 0, sizeof(a));
+		rreq = post_recv(&a, sizeof(a), TAG_HASH + i, &info);
+		sreq = post_send(buf, size, TAG_DATA + i);
+		set_step("send");
+		st = wait_req(sreq, what, OP_TIMEOUT, NULL);
+		set_step("the server's answer");
+		st2 = wait_req(rreq, what, OP_TIMEOUT, &info);
+		set_step("%s", "");
+		if (st != UCS_OK)
+			fail(what, "send: %s", ucs_status_string(st));
+		else if (st2 != UCS_OK || info.length != sizeof(a))
+			fail(what, "the server's answer: %s, %zu bytes",
+			     ucs_status_string(st2), info.length);
+		else if (a.bad == UINT64_MAX)
+			fail(what, "the server's receive failed");
+		else if (a.len != size)
+			fail(what, "the server got %" PRIu64 " bytes", a.len);
+		else if (a.bad)
+			fail(what, "the server found %" PRIu64 " bytes wrong, first at %" PRIu64,
+			     a.bad, a.extra);
+		else if (a.hash != hash)
+			fail(what, "hash 0x%016" PRIx64 " at the server, 0x%016" PRIx64 " here",
+			     a.hash, hash);
+		else
+			pass(what);
+	}
+
+	snprintf(what, sizeof(what), "tag server->client %lu bytes", BIG);
+	phase = what;
+	memset(buf, 0, BIG + RECV_SLACK);
+	st = wait_req(post_recv(buf, BIG + RECV_SLACK, TAG_S2C, &info), what,
+		      STEP_TIMEOUT, &info);
+	if (st != UCS_OK) {
+		fail(what, "%s", ucs_status_string(st));
+	} else if (info.length != BIG) {
+		fail(what, "got %zu bytes", info.length);
+	} else {
+		bad = verify(buf, BIG, 0, BIG, SEED_S2C, &first);
+		if (bad)
+			fail(what, "%" PRIu64 " bytes differ, first at %" PRIu64,
+			     bad, first);
+		else
+			pass(what);
+	}
+	free(buf);
+}
+
+/* 2. RMA --------------------------------------------------------------- */
+
+static ucs_status_t put(const void *buf, size_t len, uint64_t raddr,
+			ucp_rkey_h rkey, const char *what)
+{
+	ucp_request_param_t prm = { .op_attr_mask = 0 };
+
+	return wait_req(ucp_put_nbx(ep, buf, len, raddr, rkey, &prm), what,
+			OP_TIMEOUT, NULL);
+}
+
+static ucs_status_t get(void *buf, size_t len, uint64_t raddr,
+			ucp_rkey_h rkey, const char *what)
+{
+	ucp_request_param_t prm = { .op_attr_mask = 0 };
+
+	return wait_req(ucp_get_nbx(ep, buf, len, raddr, rkey, &prm), what,
+			OP_TIMEOUT, NULL);
+}
+
+/* Put @len bytes at @off of the server's buffer, flush, get them back. */
+static void put_get(uint64_t base, ucp_rkey_h rkey, size_t off, size_t len,
+		    uint64_t seed)
+{
+	uint8_t *src = xmalloc(len), *dst = xmalloc(len);
+	uint64_t bad, first;
+	ucs_status_t st;
+	char what[128];
+
+	snprintf(what, sizeof(what), "rma put/get %zu bytes at offset %zu",
+		 len, off);
+	phase = what;
+	fill(src, len, len, seed);
+	memset(dst, 0, len);
+	set_step("put");
+	st = put(src, len, base + off, rkey, what);
+	if (st == UCS_OK) {
+		set_step("flush");
+		st = flush_ep(what);
+	}
+	if (st == UCS_OK) {
+		set_step("get");
+		st = get(dst, len, base + off, rkey, what);
+	}
+	if (st != UCS_OK) {
+		fail(what, "%s: %s", step, ucs_status_string(st));
+		goto out;
+	}
+	bad = verify(dst, len, 0, len, seed, &first);
+	if (bad)
+		fail(what, "%" PRIu64 " bytes read back differ, first at %" PRIu64,
+		     bad, first);
+	else
+		pass(what);
+out:
+	set_step("%s", "");
+	free(src);
+	free(dst);
+}
+
+static void rma_client(uint64_t base, ucp_rkey_h rkey)
+{
+	struct answer a;
+	uint64_t go = 1;
+
+	put_get(base, rkey, 0, BIG, SEED_PUT_BIG);
+	put_get(base, rkey, 8, 8, SEED_PUT_8);
+	put_get(base, rkey, 1001, 4000, SEED_PUT_4000);
+	/* the server verifies its buffer; nothing may change it meanwhile */
+	phase = "rma: the server's verdict";
+	send_wait(&go, sizeof(go), TAG_RMA_DONE, phase, OP_TIMEOUT);
+	recv_wait(&a, sizeof(a), TAG_RMA_VERDICT, phase, OP_TIMEOUT);
+}
+
+/* The server's buffer after the client's three puts. */
+static void rma_server(const uint8_t *buf)
+{
+	static const char what[] = "rma the server's buffer holds the puts";
+	struct region {
+		size_t off, len;
+		uint64_t size, seed;
+	} regions[] = {
+		{ 0, 8, BIG, SEED_PUT_BIG },
+		{ 8, 8, 8, SEED_PUT_8 },
+		{ 16, 1001 - 16, BIG, SEED_PUT_BIG },
+		{ 1001, 4000, 4000, SEED_PUT_4000 },
+		{ 5001, BIG - 5001, BIG, SEED_PUT_BIG },
+	};
+	uint64_t bad = 0, first = UINT64_MAX, n, f, from;
+	struct answer a;
+	uint64_t go;
+	size_t i;
+
+	phase = "rma: waiting for the client's puts";
+	recv_wait(&go, sizeof(go), TAG_RMA_DONE, phase, STEP_TIMEOUT);
+	for (i = 0; i < ARRAY_SIZE(regions); i++) {
+		const struct region *r = &regions[i];
+
+		/* the big put's pattern runs on from offset 0 */
+		from = r->size == BIG ? r->off : 0;
+		n = verify(buf + r->off, r->len, from, r->size, r->seed, &f);
+		if (n && !bad)
+			first = r->off + f - from;
+		bad += n;
+	}
+	if (bad)
+		fail(what, "%" PRIu64 " bytes differ, first at offset %" PRIu64,
+		     bad, first);
+	else
+		pass(what);
+	memset(&a, 0, sizeof(a));
+	a.bad = bad;
+	send_wait(&a, sizeof(a), TAG_RMA_VERDICT, what, OP_TIMEOUT);
+}
+
+/* 3. Atomics ----------------------------------------------------------- */
+
+static void *amo(ucp_atomic_op_t op, const uint64_t *val, uint64_t *reply,
+		 uint64_t raddr, ucp_rkey_h rkey)
+{
+	ucp_request_param_t prm = {
+		.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
+		.datatype = ucp_dt_make_contig(sizeof(uint64_t)),
+	};
+
+	if (reply) {
+		prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+		prm.reply_buffer = reply;
+	}
+	return ucp_atomic_op_nbx(ep, op, val, 1, raddr, rkey, &prm);
+}
+
+static void amo_client(uint64_t base, ucp_rkey_h rkey)
+{
+	static const uint64_t three = 3, zero, cmp = 3 * N_ADDS;
+	static const char what_add[] = "amo 100 adds of 3, then fetch-add 0";
+	static const char what_cas[] = "amo cswap 300 -> 12345";
+	static const char what_get[] = "amo get after cswap";
+	void *reqs[N_ADDS];
+	uint64_t val, word = 0;
+	unsigned int i, nbad = 0;
+	ucs_status_t st, first = UCS_OK;
+
+	phase = what_add;
+	set_step("put of 0");
+	st = put(&word, sizeof(word), base, rkey, what_add);
+	if (st == UCS_OK) {
+		set_step("flush after the put of 0");
+		st = flush_ep(what_add);
+	}
+	if (st != UCS_OK) {
+		fail(what_add, "%s: %s", step, ucs_status_string(st));
+		return;
+	}
+	for (i = 0; i < N_ADDS; i++)
+		reqs[i] = amo(UCP_ATOMIC_OP_ADD, &three, NULL, base, rkey);
+	for (i = 0; i < N_ADDS; i++) {
+		set_step("add %u of %u", i + 1, N_ADDS);
+		st = wait_req(reqs[i], what_add, OP_TIMEOUT, NULL);
+		if (st != UCS_OK && !nbad++)
+			first = st;
+	}
+	if (nbad) {
+		fail(what_add, "%u adds failed, the first: %s", nbad,
+		     ucs_status_string(first));
+		return;
+	}
+	set_step("flush after the adds");
+	st = flush_ep(what_add);
+	if (st != UCS_OK) {
+		fail(what_add, "%s: %s", step, ucs_status_string(st));
+		return;
+	}
+	set_step("fetch-add 0");
+	val = UINT64_MAX;
+	st = wait_req(amo(UCP_ATOMIC_OP_ADD, &zero, &val, base, rkey),
+		      what_add, OP_TIMEOUT, NULL);
+	if (st != UCS_OK)
+		fail(what_add, "fetch-add: %s", ucs_status_string(st));
+	else if (val != 3 * N_ADDS)
+		fail(what_add, "fetched %" PRIu64 ", expected %u", val,
+		     3 * N_ADDS);
+	else
+		pass(what_add);
+
+	/* X (buffer) is compared, the reply buffer is swapped in */
+	phase = what_cas;
+	set_step("cswap");
+	val = CSWAP_NEW;
+	st = wait_req(amo(UCP_ATOMIC_OP_CSWAP, &cmp, &val, base, rkey),
+		      what_cas, OP_TIMEOUT, NULL);
+	if (st != UCS_OK)
+		fail(what_cas, "%s", ucs_status_string(st));
+	else if (val != cmp)
+		fail(what_cas, "returned %" PRIu64 ", expected %" PRIu64, val,
+		     cmp);
+	else
+		pass(what_cas);
+
+	phase = what_get;
+	set_step("flush after the cswap");
+	word = 0;
+	st = flush_ep(what_get);
+	if (st == UCS_OK) {
+		set_step("get");
+		st = get(&word, sizeof(word), base, rkey, what_get);
+	}
+	if (st != UCS_OK)
+		fail(what_get, "%s: %s", step, ucs_status_string(st));
+	else if (word != CSWAP_NEW)
+		fail(what_get, "read %" PRIu64 ", expected %u", word,
+		     CSWAP_NEW);
+	else
+		pass(what_get);
+	set_step("%s", "");
+}
+
+/* 4. Active messages --------------------------------------------------- */
+
+/* The header of active message @i: its index and its size. */
+static uint64_t am_hdr(unsigned int i)
+{
+	return AM_HDR_MAGIC | (uint64_t)i << 32 | am_size[i];
+}
+
+static ucs_status_t am_cb(void *arg, const void *header, size_t header_len,
+			  void *data, size_t length,
+			  const ucp_am_recv_param_t *param)
+{
+	struct am_got *g;
+	unsigned int i;
+
+	(void)arg;
+	if (am_count >= N_AM) {
+		am_count++;
+		return UCS_OK;
+	}
+	g = &am_got[am_count++];
+	memset(g, 0, sizeof(*g));
+	g->hdr_len = header_len;
+	if (header_len == sizeof(g->hdr))
+		memcpy(&g->hdr, header, sizeof(g->hdr));
+	g->len = length;
+	if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+		/* received by ucp_am_recv_data_nbx in am_server() */
+		g->rndv = 1;
+		g->desc = data;
+		return UCS_INPROGRESS;
+	}
+	i = (unsigned int)(g->hdr >> 32 & 0xffff);
+	if (i < N_AM && g->hdr == am_hdr(i) && length == am_size[i])
+		g->bad = verify(data, length, 0, length, SEED_AM + i,
+				&g->first_bad);
+	return UCS_OK;
+}
+
+static void am_server(const uint8_t *buf)
+{
+	unsigned int i, k, n = 0, rndv = 0, bad_msgs = 0;
+	ucp_request_param_t prm;
+	double end;
+	struct am_got *g;
+	struct answer a;
+	char what[128];
+	ucs_status_t st;
+	uint64_t word;
+	uint8_t *data;
+
+	phase = "am: waiting for the client's messages";
+	end = now() + STEP_TIMEOUT;
+	while (am_count < N_AM) {
+		ucp_worker_progress(worker);
+		if (!(++n & 255) && now() > end) {
+			memcpy(&word, buf, sizeof(word));
+			set_step("%u of %u arrived, the atomic word is %" PRIu64,
+				 am_count, N_AM, word);
+			timed_out(phase);
+		}
+	}
+	for (k = 0; k < N_AM; k++) {
+		g = &am_got[k];
+		i = (unsigned int)(g->hdr >> 32 & 0xffff);
+		snprintf(what, sizeof(what), "am %zu bytes (message %u, %s)",
+			 g->len, k, g->rndv ? "rndv" : "eager");
+		phase = what;
+		if (g->rndv) {
+			rndv++;
+			data = xmalloc(g->len ? g->len : 1);
+			memset(&prm, 0, sizeof(prm));
+			st = wait_req(ucp_am_recv_data_nbx(worker, g->desc, data,
+							   g->len, &prm),
+				      what, OP_TIMEOUT, NULL);
+			if (st != UCS_OK) {
+				g->bad = UINT64_MAX;
+				fail(what, "ucp_am_recv_data_nbx: %s",
+				     ucs_status_string(st));
+				free(data);
+				bad_msgs++;
+				continue;
+			}
+			if (i < N_AM && g->len == am_size[i])
+				g->bad = verify(data, g->len, 0, g->len,
+						SEED_AM + i, &g->first_bad);
+			free(data);
+		}
+		if (g->hdr_len != sizeof(g->hdr) || i >= N_AM ||
+		    g->hdr != am_hdr(i)) {
+			fail(what, "header of %zu bytes 0x%016" PRIx64,
+			     g->hdr_len, g->hdr);
+			bad_msgs++;
+		} else if (g->len != am_size[i]) {
+			fail(what, "message %u should have %zu bytes", i,
+			     am_size[i]);
+			bad_msgs++;
+		} else if (g->bad) {
+			fail(what, "%" PRIu64 " bytes differ, first at %" PRIu64,
+			     g->bad, g->first_bad);
+			bad_msgs++;
+		} else {
+			pass(what);
+		}
+	}
+
+	/* the atomics are done: the client read 12345 back */
+	memcpy(&word, buf, sizeof(word));
+	if (word != CSWAP_NEW)
+		fail("amo the server's word", "%" PRIu64 ", expected %u", word,
+		     CSWAP_NEW);
+	else
+		pass("amo the server's word is 12345");
+
+	memset(&a, 0, sizeof(a));
+	a.len = am_count;
+	a.bad = bad_msgs;
+	a.extra = rndv;
+	send_wait(&a, sizeof(a), TAG_AM_REPORT, "am report", OP_TIMEOUT);
+}
+
+static void am_client(void)
+{
+	static const char what[] = "am id 7 to the server";
+	uint8_t *data[N_AM];
+	void *reqs[N_AM];
+	uint64_t hdr[N_AM];
+	ucs_status_t st;
+	struct answer a;
+	unsigned int i, nbad = 0;
+	char line[128];
+
+	phase = what;
+	/* all posted before any wait: the server receives them together */
+	for (i = 0; i < N_AM; i++) {
+		ucp_request_param_t prm = {
+			.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+			.flags = am_flags[i],
+		};
+
+		hdr[i] = am_hdr(i);
+		data[i] = xmalloc(am_size[i]);
+		fill(data[i], am_size[i], am_size[i], SEED_AM + i);
+		reqs[i] = ucp_am_send_nbx(ep, AM_ID, &hdr[i], sizeof(hdr[i]),
+					  data[i], am_size[i], &prm);
+	}
+	for (i = 0; i < N_AM; i++) {
+		set_step("send of message %u", i);
+		st = wait_req(reqs[i], what, OP_TIMEOUT, NULL);
+		if (st != UCS_OK) {
+			nbad++;
+			fail(what, "send of message %u (%zu bytes): %s", i,
+			     am_size[i], ucs_status_string(st));
+		}
+		free(data[i]);
+	}
+	set_step("the server's report");
+	recv_wait(&a, sizeof(a), TAG_AM_REPORT, what, STEP_TIMEOUT);
+	set_step("%s", "");
+	if (nbad)
+		return;
+	if (a.len != N_AM || a.bad) {
+		fail(what, "the server got %" PRIu64 " messages, %" PRIu64 " wrong",
+		     a.len, a.bad);
+		return;
+	}
+	snprintf(line, sizeof(line),
+		 "am id 7: the server got %u messages intact, %" PRIu64 " by rndv",
+		 N_AM, a.extra);
+	pass(line);
+}
+
+/* 5. The end ----------------------------------------------------------- */
+
+static void finish(void)
+{
+	static const char done[8] = "done";
+	ucp_tag_recv_info_t info;
+	ucp_request_param_t prm;
+	char got[8] = "";
+	ucs_status_t st, st2;
+	void *sreq, *rreq;
+
+	phase = "done";
+	rreq = post_recv(got, sizeof(got), TAG_DONE, &info);
+	sreq = post_send(done, sizeof(done), TAG_DONE);
+	st = wait_req(sreq, "done", STEP_TIMEOUT, NULL);
+	st2 = wait_req(rreq, "done", STEP_TIMEOUT, &info);
+	if (st != UCS_OK || st2 != UCS_OK)
+		fail("done exchanged", "send %s, recv %s",
+		     ucs_status_string(st), ucs_status_string(st2));
+	else if (info.length != sizeof(got) || memcmp(got, done, sizeof(got)))
+		fail("done exchanged", "got %zu bytes \"%.8s\"", info.length,
+		     got);
+	else
+		pass("done exchanged");
+
+	phase = "endpoint flush";
+	st = flush_ep(phase);
+	if (st != UCS_OK)
+		fail(phase, "%s", ucs_status_string(st));
+	else
+		pass(phase);
+
+	/* no UCP_EP_CLOSE_FLAG_FORCE: UCP_EP_CLOSE_MODE_FLUSH */
+	phase = "endpoint close";
+	memset(&prm, 0, sizeof(prm));
+	prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+	prm.flags = 0;
+	st = wait_req(ucp_ep_close_nbx(ep, &prm), phase, OP_TIMEOUT, NULL);
+	ep = NULL;
+	if (st != UCS_OK)
+		fail(phase, "%s", ucs_status_string(st));
+	else
+		pass(phase);
+}
+
+/* The roles ------------------------------------------------------------ */
+
+static void run_server(const char *dir, ucp_address_t *addr, size_t addr_len)
+{
+	ucp_am_handler_param_t ap = {
+		.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
+			      UCP_AM_HANDLER_PARAM_FIELD_CB |
+			      UCP_AM_HANDLER_PARAM_FIELD_ARG,
+		.id = AM_ID,
+		.cb = am_cb,
+		.arg = NULL,
+	};
+	ucp_mem_map_params_t mp = {
+		.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
+			      UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+		.length = SRV_BUF_SIZE,
+	};
+	struct info_hdr h;
+	ucp_mem_h memh;
+	ucs_status_t st;
+	void *rkey_buf;
+	size_t rkey_len;
+	uint8_t *buf, *peer;
+
+	buf = mmap(NULL, SRV_BUF_SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		fatal("setup", "mmap: %s", strerror(errno));
+	mp.address = buf;
+	st = ucp_mem_map(ctx, &mp, &memh);
+	if (st != UCS_OK)
+		fatal("setup", "ucp_mem_map: %s", ucs_status_string(st));
+	st = ucp_rkey_pack(ctx, memh, &rkey_buf, &rkey_len);
+	if (st != UCS_OK)
+		fatal("setup", "ucp_rkey_pack: %s", ucs_status_string(st));
+	st = ucp_worker_set_am_recv_handler(worker, &ap);
+	if (st != UCS_OK)
+		fatal("setup", "ucp_worker_set_am_recv_handler: %s",
+		      ucs_status_string(st));
+	write_info(dir, "server.info", (uintptr_t)buf, rkey_buf, rkey_len,
+		   addr, addr_len);
+	peer = read_info(dir, "client.info", &h);
+	connect_to(peer);
+	free(peer);
+
+	tag_server();
+	rma_server(buf);
+	am_server(buf);
+	finish();
+
+	ucp_rkey_buffer_release(rkey_buf);
+	st = ucp_mem_unmap(ctx, memh);
+	if (st != UCS_OK)
+		fail("ucp_mem_unmap", "%s", ucs_status_string(st));
+	munmap(buf, SRV_BUF_SIZE);
+}
+
+static void run_client(const char *dir, ucp_address_t *addr, size_t addr_len)
+{
+	struct info_hdr h;
+	ucp_rkey_h rkey;
+	ucs_status_t st;
+	uint8_t *info;
+
+	info = read_info(dir, "server.info", &h);
+	connect_to(info + h.rkey_len);
+	st = ucp_ep_rkey_unpack(ep, info, &rkey);
+	if (st != UCS_OK)
+		fatal("setup", "ucp_ep_rkey_unpack: %s", ucs_status_string(st));
+	write_info(dir, "client.info", 0, NULL, 0, addr, addr_len);
+
+	tag_client();
+	rma_client(h.buf_addr, rkey);
+	amo_client(h.buf_addr, rkey);
+	am_client();
+	/* an rkey goes before the endpoint it was unpacked on */
+	ucp_rkey_destroy(rkey);
+	finish();
+	free(info);
+}
+
+int main(int argc, char **argv)
+{
+	ucp_address_t *addr;
+	size_t addr_len;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc != 3 || (strcmp(argv[1], "server") &&
+			  strcmp(argv[1], "client"))) {
+		fprintf(stderr, "usage: ucx_check server|client DIR\n");
+		return 2;
+	}
+	role = argv[1];
+	signal(SIGALRM, on_alarm);
+	alarm(PROG_TIMEOUT);
+
+	ucx_init(&addr, &addr_len);
+	if (!strcmp(role, "server"))
+		run_server(argv[2], addr, addr_len);
+	else
+		run_client(argv[2], addr, addr_len);
+
+	ucp_worker_release_address(worker, addr);
+	ucp_worker_destroy(worker);
+	ucp_cleanup(ctx);
+	summary();
+	return n_failed ? 1 : 0;
+}
