@@ -10,6 +10,7 @@
 #                       kmemleak) built once from Debian's kernel source; T=PATTERN
 #         make install  install libkrcore, its headers (in PREFIX/include/krcore), .pc,
 #                       krctl and the man pages (PREFIX=/usr/local, DESTDIR, LIBDIR)
+#         make install-ucx  the UCX transport in LIBDIR/ucx (UCX_MODDIR), docs/ucx.md
 #         make install-dkms  the module's source and dkms.conf in DESTDIR/usr/src/krcore-VERSION
 #         make deb      the Debian packages, built out of tree in build/deb/
 
@@ -58,7 +59,7 @@ EXAMPLES    := $(BUILD)/bin/krc_example $(BUILD)/bin/readme_read8 $(RPC_EXAMPLES
 PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
-.PHONY: ucx demo-kvs demo-serverless demo-basics mutants all module lib tools unit benches bench bench-quick bench-rpc bench-lmr bench-publish deps demo test install clean fuzz ready \
+.PHONY: ucx install-ucx demo-kvs demo-serverless demo-basics mutants all module lib tools unit benches bench bench-quick bench-rpc bench-lmr bench-publish deps demo test install clean fuzz ready \
 	test-passive-loop soak test-debug debug-kernel install-dkms deb
 all: module lib tools unit benches ucx
 
@@ -332,6 +333,13 @@ install: lib tools
 	sh scripts/man-links.sh | while read -r name page; do \
 		ln -sf "$$page" "$(DESTDIR)$(MANDIR)/man$${page##*.}/$$name" || exit 1; \
 	done
+
+# The UCX transport, where Debian's UCX keeps its modules (LIBDIR/ucx);
+# UCX 1.13 loads it only through LD_PRELOAD (docs/ucx.md).
+UCX_MODDIR ?= $(LIBDIR)/ucx
+install-ucx: ucx
+	install -d $(DESTDIR)$(UCX_MODDIR)
+	install -m 644 $(UCX_MOD) $(DESTDIR)$(UCX_MODDIR)/
 
 # The source tree DKMS builds krcore.ko from (see dkms/dkms.conf); then
 # 'dkms add krcore/$(KRC_VERSION)', 'dkms build ...', 'dkms install ...'.

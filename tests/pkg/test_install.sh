@@ -52,6 +52,17 @@ pkg_check "LIBDIR=/usr/lib/x86_64-linux-gnu: the .pc's libdir follows" \
 	 grep -qx "libdir=\${exec_prefix}/lib/x86_64-linux-gnu" "$tmp/ma/usr/lib/x86_64-linux-gnu/pkgconfig/libkrcore.pc" &&
 	 [ -f "$tmp/ma/usr/lib/x86_64-linux-gnu/libkrcore.so.0" ]'
 
+# The UCX transport (docs/ucx.md): where Debian's UCX keeps its modules,
+# needing only UCX's libraries (libkrcore linked in), and Debian's UCX
+# takes its component when it is preloaded.
+m=$tmp/ma/usr/lib/x86_64-linux-gnu/ucx/libuct_krcore.so
+pkg_check "make install-ucx: /usr/lib/x86_64-linux-gnu/ucx/libuct_krcore.so" \
+	'make -s install-ucx DESTDIR="$tmp/ma" PREFIX=/usr LIBDIR=/usr/lib/x86_64-linux-gnu && [ -f "$m" ]'
+pkg_check "it needs no libkrcore.so and exports no krc_ symbol" \
+	'! ldd "$m" | grep -q libkrcore && ! nm -D --defined-only "$m" | grep -q " krc_"'
+pkg_check "Debian's ucx_info takes its component (UCX_KRCORE_* settings)" \
+	'LD_PRELOAD=$m ucx_info -cf 2>/dev/null | grep -qx "UCX_KRCORE_TX_BUFS=512"'
+
 s=$tmp/dkms/usr/src/krcore-$ver
 pkg_check "make install-dkms: /usr/src/krcore-$ver with kernel/, common/, include/uapi/" \
 	'make -s install-dkms DESTDIR="$tmp/dkms" && [ -f "$s/kernel/Kbuild" ] && [ -f "$s/kernel/main.c" ] &&
