@@ -19,6 +19,26 @@ static inline struct uct_krcore_iface *ep_iface(struct uct_krcore_ep *ep)
 	return ucs_derived_of(ep->super.super.iface, struct uct_krcore_iface);
 }
 
+/*
+ * The interface progresses only its active endpoints: those with
+ * requests in flight, a pending queue, a flush or an error to report.
+ */
+static void ep_activate(struct uct_krcore_ep *ep)
+{
+	if (!ep->active) {
+		ucs_list_add_tail(&ep_iface(ep)->active, &ep->active_link);
+		ep->active = 1;
+	}
+}
+
+static void ep_deactivate(struct uct_krcore_ep *ep)
+{
+	if (ep->active) {
+		ucs_list_del(&ep->active_link);
+		ep->active = 0;
+	}
+}
+
 /* Errors that say the peer (its process or its node) is gone. */
 static int uct_krcore_peer_gone(int err)
 {
@@ -77,6 +97,7 @@ static ucs_status_t uct_krcore_post(struct uct_krcore_ep *ep,
 		ep->blocked = 0;
 		ep->posted++;
 		iface->outstanding++;
+		ep_activate(ep);
 		return UCS_OK;
 	}
 	uct_krcore_desc_put(iface, d);
@@ -91,6 +112,7 @@ static ucs_status_t uct_krcore_post(struct uct_krcore_ep *ep,
 	if (uct_krcore_peer_gone(ret)) {
 		ucs_debug("krcore: ep %p: %s", ep, krc_errmsg());
 		ep->error = UCS_ERR_ENDPOINT_TIMEOUT;
+		ep_activate(ep);	/* to report it */
 		status = ep->error;
 	} else {
 		ucs_error("krcore: ep %p: %s", ep, krc_errmsg());
@@ -116,6 +138,16 @@ static void fill_one(struct krcore_wr *wr, uint8_t opcode, void *addr,
 	wr->sg_list[0].addr = (uintptr_t)addr;
 	wr->sg_list[0].length = len;
 	wr->sg_list[0].lkey = lkey;
+}
+
+/* A request on @d's bounce buffer to remote memory. */
+static void fill_buf(struct krcore_wr *wr, struct uct_krcore_ep *ep,
+		     struct uct_krcore_desc *d, uint8_t opcode, uint32_t len,
+		     uint64_t remote_addr, uct_rkey_t rkey)
+{
+	fill_one(wr, opcode, d->buf, len, ep_iface(ep)->arena_mr.lkey);
+	wr->remote_addr = remote_addr;
+	wr->rkey = (uint32_t)rkey;
 }
 
 static ucs_status_t fill_iov(struct krcore_wr *wr, uint8_t opcode,
@@ -166,9 +198,7 @@ ucs_status_t uct_krcore_ep_put_short(uct_ep_h tl_ep, const void *buffer,
 		return UCS_ERR_NO_RESOURCE;
 	memcpy(d->buf, buffer, length);
 	d->kind = UCT_KRCORE_OP_PUT;
-	fill_one(&wr, KRCORE_WR_WRITE, d->buf, length, iface->arena_mr.lkey);
-	wr.remote_addr = remote_addr;
-	wr.rkey = (uint32_t)rkey;
+	fill_buf(&wr, ep, d, KRCORE_WR_WRITE, length, remote_addr, rkey);
 	return uct_krcore_post(ep, &wr, d);
 }
 
@@ -196,10 +226,7 @@ ssize_t uct_krcore_ep_put_bcopy(uct_ep_h tl_ep, uct_pack_callback_t pack_cb,
 		return 0;
 	}
 	d->kind = UCT_KRCORE_OP_PUT;
-	fill_one(&wr, KRCORE_WR_WRITE, d->buf, (uint32_t)len,
-		 iface->arena_mr.lkey);
-	wr.remote_addr = remote_addr;
-	wr.rkey = (uint32_t)rkey;
+	fill_buf(&wr, ep, d, KRCORE_WR_WRITE, (uint32_t)len, remote_addr, rkey);
 	status = uct_krcore_post(ep, &wr, d);
 	return status == UCS_OK ? (ssize_t)len : status;
 }
@@ -270,10 +297,7 @@ ucs_status_t uct_krcore_ep_get_bcopy(uct_ep_h tl_ep,
 	d->arg = arg;
 	d->length = (uint32_t)length;
 	d->comp = comp;
-	fill_one(&wr, KRCORE_WR_READ, d->buf, (uint32_t)length,
-		 iface->arena_mr.lkey);
-	wr.remote_addr = remote_addr;
-	wr.rkey = (uint32_t)rkey;
+	fill_buf(&wr, ep, d, KRCORE_WR_READ, (uint32_t)length, remote_addr, rkey);
 	status = uct_krcore_post(ep, &wr, d);
 	return status == UCS_OK ? UCS_INPROGRESS : status;
 }
@@ -378,7 +402,6 @@ static ucs_status_t atomic(struct uct_krcore_ep *ep, uint8_t opcode,
 			   uint64_t remote_addr, uct_rkey_t rkey,
 			   uint64_t *result, uct_completion_t *comp)
 {
-	struct uct_krcore_iface *iface = ep_iface(ep);
 	struct uct_krcore_desc *d;
 	struct krcore_wr wr;
 
@@ -390,9 +413,7 @@ static ucs_status_t atomic(struct uct_krcore_ep *ep, uint8_t opcode,
 	d->kind = result ? UCT_KRCORE_OP_FETCH : UCT_KRCORE_OP_PUT;
 	d->result = result;
 	d->comp = comp;
-	fill_one(&wr, opcode, d->buf, 8, iface->arena_mr.lkey);
-	wr.remote_addr = remote_addr;
-	wr.rkey = (uint32_t)rkey;
+	fill_buf(&wr, ep, d, opcode, 8, remote_addr, rkey);
 	wr.compare_add = add_or_cmp;
 	wr.swap = swap;
 	return uct_krcore_post(ep, &wr, d);
@@ -535,6 +556,10 @@ unsigned int uct_krcore_ep_progress(struct uct_krcore_iface *iface,
 	}
 	if (ep->error == UCS_OK && !ucs_queue_is_empty(&ep->pending))
 		n += ep_dispatch_pending(ep);
+	if (ep->posted == ep->done && ucs_queue_is_empty(&ep->pending) &&
+	    ucs_queue_is_empty(&ep->flushq) &&
+	    (ep->error == UCS_OK || ep->error_reported))
+		ep_deactivate(ep);
 	return n;
 }
 
@@ -585,8 +610,10 @@ ucs_status_t uct_krcore_ep_check(uct_ep_h tl_ep, unsigned int flags,
 	if (ep->error != UCS_OK)
 		return UCS_OK;
 	ret = krc_qflow_wait(ep->vq, 0);
-	if (ret == -ECONNREFUSED || ret == -ENOTCONN)
+	if (ret == -ECONNREFUSED || ret == -ENOTCONN) {
 		ep->error = UCS_ERR_ENDPOINT_TIMEOUT;
+		ep_activate(ep);
+	}
 	return UCS_OK;
 }
 
@@ -600,6 +627,7 @@ ucs_status_t uct_krcore_ep_pending_add(uct_ep_h tl_ep, uct_pending_req_t *r,
 		return UCS_ERR_BUSY;
 	UCS_STATIC_ASSERT(sizeof(ucs_queue_elem_t) <= UCT_PENDING_REQ_PRIV_LEN);
 	ucs_queue_push(&ep->pending, (ucs_queue_elem_t *)r->priv);
+	ep_activate(ep);
 	return UCS_OK;
 }
 
@@ -643,6 +671,7 @@ static UCS_CLASS_INIT_FUNC(uct_krcore_ep_t, const uct_ep_params_t *params)
 	self->fence = 0;
 	self->blocked = 0;
 	self->error_reported = 0;
+	self->active = 0;
 	ucs_queue_head_init(&self->flushq);
 	ucs_queue_head_init(&self->pending);
 	self->error = UCS_OK;
@@ -677,6 +706,7 @@ static UCS_CLASS_CLEANUP_FUNC(uct_krcore_ep_t)
 	ucs_queue_for_each_extract(f, &self->flushq, queue, 1)
 		ucs_free(f);
 	ucs_list_del(&self->list);
+	ep_deactivate(self);
 	/* closing the VQ ends its requests: take their descriptors back */
 	krc_vq_close(self->vq);
 	for (i = 0; i < 2 * iface->nsegs; i++) {

@@ -203,7 +203,7 @@ static unsigned int uct_krcore_iface_progress(uct_iface_h tl_iface)
 	unsigned int n;
 
 	n = uct_krcore_iface_poll_rx(iface);
-	ucs_list_for_each_safe(ep, tmp, &iface->eps, list)
+	ucs_list_for_each_safe(ep, tmp, &iface->active, active_link)
 		n += uct_krcore_ep_progress(iface, ep);
 	return n;
 }
@@ -220,7 +220,7 @@ static ucs_status_t uct_krcore_iface_flush(uct_iface_h tl_iface,
 		  iface->outstanding);
 	if (comp)
 		return UCS_ERR_UNSUPPORTED;
-	ucs_list_for_each(ep, &iface->eps, list) {
+	ucs_list_for_each(ep, &iface->active, active_link) {
 		if (!ucs_queue_is_empty(&ep->pending))
 			return UCS_ERR_NO_RESOURCE;
 	}
@@ -282,7 +282,7 @@ static ucs_status_t uct_krcore_iface_event_arm(uct_iface_h tl_iface,
 	struct epoll_event ev;
 	struct uct_krcore_ep *ep;
 
-	ucs_list_for_each(ep, &iface->eps, list) {
+	ucs_list_for_each(ep, &iface->active, active_link) {
 		if (!ucs_queue_is_empty(&ep->pending) ||
 		    (ep->error != UCS_OK && !ep->error_reported))
 			return UCS_ERR_BUSY;
@@ -390,6 +390,7 @@ static UCS_CLASS_INIT_FUNC(uct_krcore_iface_t, uct_md_h md,
 	self->outstanding = 0;
 	self->port = 0;
 	ucs_list_head_init(&self->eps);
+	ucs_list_head_init(&self->active);
 	self->event_fd = -1;
 	self->connect_ms = cfg->connect_ms;
 	ret = krc_vq_open(&self->rvq);

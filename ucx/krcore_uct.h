@@ -138,6 +138,7 @@ struct uct_krcore_iface {
 	struct uct_krcore_desc *free_nobuf;
 	unsigned int connect_ms;
 	ucs_list_link_t eps;		/* every endpoint */
+	ucs_list_link_t active;		/* those progress looks at */
 	unsigned int outstanding;	/* over all endpoints */
 	int event_fd;			/* epoll set of the VQs, -1 until asked */
 };
@@ -146,6 +147,7 @@ struct uct_krcore_ep {
 	uct_base_ep_t super;
 	struct krc_vq *vq;
 	ucs_list_link_t list;		/* in iface->eps */
+	ucs_list_link_t active_link;	/* in iface->active, if @active */
 	uint64_t posted;		/* requests posted */
 	uint64_t done;			/* completed */
 	ucs_queue_head_t flushq;	/* struct uct_krcore_flush */
@@ -154,6 +156,7 @@ struct uct_krcore_ep {
 	uint8_t fence;			/* next request waits for earlier */
 	uint8_t blocked;		/* the last post found no room */
 	uint8_t error_reported;
+	uint8_t active;
 	uint16_t peer_port;
 };
 

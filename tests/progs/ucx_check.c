@@ -145,18 +145,23 @@ static void pass(const char *what)
 	printf("ok: %s\n", what);
 }
 
+static void vfail(const char *what, const char *fmt, va_list ap)
+{
+	n_checks++;
+	n_failed++;
+	printf("FAIL: %s: ", what);
+	vprintf(fmt, ap);
+	putchar('\n');
+}
+
 static __attribute__((format(printf, 2, 3)))
 void fail(const char *what, const char *fmt, ...)
 {
 	va_list ap;
 
-	n_checks++;
-	n_failed++;
-	printf("FAIL: %s: ", what);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vfail(what, fmt, ap);
 	va_end(ap);
-	putchar('\n');
 }
 
 /* A failure after which nothing can go on. */
@@ -165,13 +170,9 @@ void fatal(const char *what, const char *fmt, ...)
 {
 	va_list ap;
 
-	n_checks++;
-	n_failed++;
-	printf("FAIL: %s: ", what);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vfail(what, fmt, ap);
 	va_end(ap);
-	putchar('\n');
 	summary();
 	_exit(1);
 }
