@@ -517,10 +517,16 @@ $(BUILD)/tests/mpi_check: tests/progs/mpi_check.c
 	@mkdir -p $(dir $@)
 	mpicc -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $<
 
-# The UCP program of t_ucx (docs/ucx.md) links Debian's UCX only.
-$(BUILD)/tests/ucx_check: tests/progs/ucx_check.c
+# The UCP programs of t_ucx and t_ucx_fail (docs/ucx.md), one case each,
+# with their shared part, tests/progs/ucx/common.c; Debian's UCX only.
+UCX_COMMON := $(BUILD)/obj/tests/progs/ucx/common.o
+$(UCX_COMMON): tests/progs/ucx/common.c tests/progs/ucx/common.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< -lucp -lucs
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+$(BUILD)/tests/ucx_check $(BUILD)/tests/ucx_peer_fail: $(BUILD)/tests/%: \
+	    tests/progs/%.c tests/progs/ucx/common.h $(UCX_COMMON)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/progs -o $@ $< $(UCX_COMMON) -lucp -lucs
 
 $(BUILD)/tests/%: tests/progs/%.c $(BUILD)/lib/libkrcore.a
 	@mkdir -p $(dir $@)

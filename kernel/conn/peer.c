@@ -424,7 +424,9 @@ struct krc_conn *krc_peer_connect_any(struct krc_peer *peer)
 	} else if (!conn && !peer->local && !READ_ONCE(peer->dead)) {
 		ret = krc_hs_connect(peer, &o, &conn);
 		if (ret) {
-			pr_warn("krcore: no connection to the peer: %d\n", ret);
+			/* recovery asks up to KRC_RETARGETS times: no flood */
+			pr_warn_ratelimited("krcore: no connection to the peer: %d\n",
+					    ret);
 			conn = NULL;
 		}
 	}

@@ -34,30 +34,22 @@
  *  5. "done" each way, flush and close of the endpoint.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <ucp/api/ucp.h>
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#include "ucx/common.h"
+
 #define BIG		(1024UL * 1024)	/* the largest message, the big put */
 #define SRV_BUF_SIZE	(2 * BIG)	/* the server's mapped buffer */
 #define RECV_SLACK	4096		/* receive room beyond the message */
-#define OP_TIMEOUT	30		/* seconds an operation may take */
-#define STEP_TIMEOUT	60		/* seconds for the peer's next step */
-#define FILE_TIMEOUT	60		/* seconds for the peer's file */
 #define PROG_TIMEOUT	110		/* seconds for the whole program */
-#define INFO_MAGIC	0x6b726378U	/* "krcx" */
 #define AM_ID		7
 #define AM_HDR_MAGIC	0x414d000000000000ULL
 #define N_AM		3
@@ -93,15 +85,6 @@ struct answer {
 	uint64_t extra;		/* first bad byte; AM: how many by rndv */
 };
 
-/* The head of an info file: the rkey, then the worker address follow. */
-struct info_hdr {
-	uint32_t magic;
-	uint32_t pad;
-	uint64_t buf_addr;
-	uint64_t rkey_len;
-	uint64_t addr_len;
-};
-
 /* The sizes and how each active message is sent. */
 static const size_t am_size[N_AM] = { 3000, 100000, 100000 };
 static const uint32_t am_flags[N_AM] = { 0, 0, UCP_AM_SEND_FLAG_RNDV };
@@ -120,361 +103,8 @@ struct am_got {
 	uint64_t first_bad;
 };
 
-static const char *role = "?";
-static unsigned int n_checks, n_failed;
-static ucp_context_h ctx;
-static ucp_worker_h worker;
-static ucp_ep_h ep;
 static struct am_got am_got[N_AM];
 static unsigned int am_count;
-static const char *phase = "setup";	/* for the alarm's report */
-static char step[96];		/* where in a check: in a timeout's report */
-
-/* Reporting ------------------------------------------------------------ */
-
-static void summary(void)
-{
-	printf("ucx_check: %s %u checks, %u failed\n", role, n_checks,
-	       n_failed);
-	fflush(stdout);
-}
-
-static void pass(const char *what)
-{
-	n_checks++;
-	printf("ok: %s\n", what);
-}
-
-static void vfail(const char *what, const char *fmt, va_list ap)
-{
-	n_checks++;
-	n_failed++;
-	printf("FAIL: %s: ", what);
-	vprintf(fmt, ap);
-	putchar('\n');
-}
-
-static __attribute__((format(printf, 2, 3)))
-void fail(const char *what, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vfail(what, fmt, ap);
-	va_end(ap);
-}
-
-/* A failure after which nothing can go on. */
-static __attribute__((noreturn, format(printf, 2, 3)))
-void fatal(const char *what, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vfail(what, fmt, ap);
-	va_end(ap);
-	summary();
-	_exit(1);
-}
-
-static __attribute__((format(printf, 1, 2)))
-void set_step(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(step, sizeof(step), fmt, ap);
-	va_end(ap);
-}
-
-static __attribute__((noreturn)) void timed_out(const char *what)
-{
-	if (step[0])
-		fatal(what, "timed out (%s)", step);
-	fatal(what, "timed out");
-}
-
-/* The last resort: a hang outside the waits below (ucp_ep_create...). */
-static void on_alarm(int sig)
-{
-	char line[512];
-	int n;
-
-	(void)sig;
-	n = snprintf(line, sizeof(line),
-		     "FAIL: %s: timed out (whole program)\nucx_check: %s %u checks, %u failed\n",
-		     phase, role, n_checks + 1, n_failed + 1);
-	if (n > 0 && write(1, line, (size_t)n) < 0)
-		_exit(1);
-	_exit(1);
-}
-
-/* Data ----------------------------------------------------------------- */
-
-/* Byte @i of a transfer of @size bytes: no period, unlike i * 7. */
-static uint8_t pat(uint64_t i, uint64_t size, uint64_t seed)
-{
-	uint64_t x = i + (size << 32) + (seed << 56);
-
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return (uint8_t)x;
-}
-
-static void fill(uint8_t *p, size_t len, uint64_t size, uint64_t seed)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = pat(i, size, seed);
-}
-
-/*
- * Bytes of @p that are not pat(@from + i, @size, @seed): their number,
- * the first in *@first (UINT64_MAX if none).
- */
-static uint64_t verify(const uint8_t *p, size_t len, uint64_t from,
-		       uint64_t size, uint64_t seed, uint64_t *first)
-{
-	uint64_t bad = 0;
-	size_t i;
-
-	*first = UINT64_MAX;
-	for (i = 0; i < len; i++) {
-		if (p[i] == pat(from + i, size, seed))
-			continue;
-		if (!bad)
-			*first = from + i;
-		bad++;
-	}
-	return bad;
-}
-
-static uint64_t fnv1a(const uint8_t *p, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-static void *xmalloc(size_t len)
-{
-	void *p = malloc(len);
-
-	if (!p)
-		fatal("setup", "out of memory (%zu bytes)", len);
-	return p;
-}
-
-/* Waits ---------------------------------------------------------------- */
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/*
- * Wait for @req (what an _nbx call returned) for up to @secs seconds,
- * progressing the worker; free it. A tag receive gives @info.
- */
-static ucs_status_t wait_req(void *req, const char *what, int secs,
-			     ucp_tag_recv_info_t *info)
-{
-	double end = now() + secs;
-	ucs_status_t st;
-	unsigned int n = 0;
-
-	if (!req)
-		return UCS_OK;
-	if (UCS_PTR_IS_ERR(req))
-		return UCS_PTR_STATUS(req);
-	for (;;) {
-		ucp_worker_progress(worker);
-		if (info)
-			st = ucp_tag_recv_request_test(req, info);
-		else
-			st = ucp_request_check_status(req);
-		if (st != UCS_INPROGRESS)
-			break;
-		if (!(++n & 255) && now() > end)
-			timed_out(what);
-	}
-	ucp_request_free(req);
-	return st;
-}
-
-static void *post_send(const void *buf, size_t len, ucp_tag_t tag)
-{
-	ucp_request_param_t prm = { .op_attr_mask = 0 };
-
-	return ucp_tag_send_nbx(ep, buf, len, tag, &prm);
-}
-
-static void *post_recv(void *buf, size_t len, ucp_tag_t tag,
-		       ucp_tag_recv_info_t *info)
-{
-	/*
-	 * UCX 1.13 fills no recv_info of a receive that completes at once:
-	 * always a request, whose test gives the length.
-	 */
-	ucp_request_param_t prm = {
-		.op_attr_mask = UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
-	};
-
-	info->length = 0;
-	return ucp_tag_recv_nbx(worker, buf, len, tag, (ucp_tag_t)-1, &prm);
-}
-
-/* Send @len bytes with @tag and wait; a failure is fatal (the peer waits). */
-static void send_wait(const void *buf, size_t len, ucp_tag_t tag,
-		      const char *what, int secs)
-{
-	ucs_status_t st;
-
-	st = wait_req(post_send(buf, len, tag), what, secs, NULL);
-	if (st != UCS_OK)
-		fatal(what, "tag send: %s", ucs_status_string(st));
-}
-
-/* Receive exactly @len bytes with @tag; a failure is fatal. */
-static void recv_wait(void *buf, size_t len, ucp_tag_t tag, const char *what,
-		      int secs)
-{
-	ucp_tag_recv_info_t info;
-	ucs_status_t st;
-
-	st = wait_req(post_recv(buf, len, tag, &info), what, secs, &info);
-	if (st != UCS_OK)
-		fatal(what, "tag recv: %s", ucs_status_string(st));
-	if (info.length != len)
-		fatal(what, "tag recv: %zu bytes, expected %zu", info.length,
-		      len);
-}
-
-static ucs_status_t flush_ep(const char *what)
-{
-	ucp_request_param_t prm = { .op_attr_mask = 0 };
-
-	return wait_req(ucp_ep_flush_nbx(ep, &prm), what, OP_TIMEOUT, NULL);
-}
-
-/* Set up --------------------------------------------------------------- */
-
-static void ucx_init(ucp_address_t **addr, size_t *addr_len)
-{
-	ucp_params_t p = {
-		.field_mask = UCP_PARAM_FIELD_FEATURES,
-		.features = UCP_FEATURE_TAG | UCP_FEATURE_RMA |
-			    UCP_FEATURE_AMO64 | UCP_FEATURE_AM,
-	};
-	ucp_worker_params_t wp = {
-		.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-		.thread_mode = UCS_THREAD_MODE_SINGLE,
-	};
-	ucs_status_t st;
-
-	st = ucp_init(&p, NULL, &ctx);
-	if (st != UCS_OK)
-		fatal("setup", "ucp_init: %s", ucs_status_string(st));
-	st = ucp_worker_create(ctx, &wp, &worker);
-	if (st != UCS_OK)
-		fatal("setup", "ucp_worker_create: %s", ucs_status_string(st));
-	st = ucp_worker_get_address(worker, addr, addr_len);
-	if (st != UCS_OK)
-		fatal("setup", "ucp_worker_get_address: %s",
-		      ucs_status_string(st));
-}
-
-static void connect_to(const void *addr)
-{
-	ucp_ep_params_t ep_params = {
-		.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
-			      UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
-		.address = addr,
-		.err_mode = UCP_ERR_HANDLING_MODE_NONE,
-	};
-	ucs_status_t st;
-
-	st = ucp_ep_create(worker, &ep_params, &ep);
-	if (st != UCS_OK)
-		fatal("setup", "ucp_ep_create: %s", ucs_status_string(st));
-}
-
-/* Publish DIR/NAME: written as DIR/NAME.tmp, then renamed. */
-static void write_info(const char *dir, const char *name, uint64_t buf_addr,
-		       const void *rkey, size_t rkey_len, const void *addr,
-		       size_t addr_len)
-{
-	struct info_hdr h = {
-		.magic = INFO_MAGIC,
-		.buf_addr = buf_addr,
-		.rkey_len = rkey_len,
-		.addr_len = addr_len,
-	};
-	char path[4096], tmp[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name);
-	f = fopen(tmp, "w");
-	if (!f)
-		fatal("setup", "%s: %s", tmp, strerror(errno));
-	if (fwrite(&h, sizeof(h), 1, f) != 1 ||
-	    (rkey_len && fwrite(rkey, rkey_len, 1, f) != 1) ||
-	    fwrite(addr, addr_len, 1, f) != 1 || fflush(f) ||
-	    fsync(fileno(f))) {
-		fclose(f);
-		fatal("setup", "writing %s: %s", tmp, strerror(errno));
-	}
-	if (fclose(f))
-		fatal("setup", "writing %s: %s", tmp, strerror(errno));
-	if (rename(tmp, path))
-		fatal("setup", "rename to %s: %s", path, strerror(errno));
-}
-
-/* Wait for DIR/NAME and read it: its head in *@h, the rest returned. */
-static uint8_t *read_info(const char *dir, const char *name,
-			  struct info_hdr *h)
-{
-	double end = now() + FILE_TIMEOUT;
-	char path[4096], what[256];
-	struct stat sb;
-	uint8_t *body;
-	size_t len;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(what, sizeof(what), "setup: waiting for %s", name);
-	while ((fd = open(path, O_RDONLY)) < 0) {
-		if (errno != ENOENT)
-			fatal("setup", "%s: %s", path, strerror(errno));
-		if (now() > end)
-			timed_out(what);
-		usleep(100000);
-	}
-	if (fstat(fd, &sb) || (size_t)sb.st_size < sizeof(*h))
-		fatal("setup", "%s: short file", path);
-	len = (size_t)sb.st_size - sizeof(*h);
-	body = xmalloc(len);
-	if (read(fd, h, sizeof(*h)) != (ssize_t)sizeof(*h) ||
-	    read(fd, body, len) != (ssize_t)len)
-		fatal("setup", "%s: short read", path);
-	close(fd);
-	if (h->magic != INFO_MAGIC || h->rkey_len + h->addr_len != len)
-		fatal("setup", "%s: not an info file", path);
-	return body;
-}
 
 /* 1. Tag messages ------------------------------------------------------ */
 
@@ -1065,8 +695,8 @@ static void run_server(const char *dir, ucp_address_t *addr, size_t addr_len)
 		      ucs_status_string(st));
 	write_info(dir, "server.info", (uintptr_t)buf, rkey_buf, rkey_len,
 		   addr, addr_len);
-	peer = read_info(dir, "client.info", &h);
-	connect_to(peer);
+	peer = read_info(dir, "client.info", &h, FILE_TIMEOUT);
+	connect_to(peer, NULL);
 	free(peer);
 
 	tag_server();
@@ -1088,8 +718,8 @@ static void run_client(const char *dir, ucp_address_t *addr, size_t addr_len)
 	ucs_status_t st;
 	uint8_t *info;
 
-	info = read_info(dir, "server.info", &h);
-	connect_to(info + h.rkey_len);
+	info = read_info(dir, "server.info", &h, FILE_TIMEOUT);
+	connect_to(info + h.rkey_len, NULL);
 	st = ucp_ep_rkey_unpack(ep, info, &rkey);
 	if (st != UCS_OK)
 		fatal("setup", "ucp_ep_rkey_unpack: %s", ucs_status_string(st));
@@ -1110,15 +740,12 @@ int main(int argc, char **argv)
 	ucp_address_t *addr;
 	size_t addr_len;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc != 3 || (strcmp(argv[1], "server") &&
 			  strcmp(argv[1], "client"))) {
 		fprintf(stderr, "usage: ucx_check server|client DIR\n");
 		return 2;
 	}
-	role = argv[1];
-	signal(SIGALRM, on_alarm);
-	alarm(PROG_TIMEOUT);
+	ucx_start("ucx_check", argv[1], PROG_TIMEOUT);
 
 	ucx_init(&addr, &addr_len);
 	if (!strcmp(role, "server"))
