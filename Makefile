@@ -12,7 +12,7 @@
 #                       krctl and the man pages (PREFIX=/usr/local, DESTDIR, LIBDIR)
 #         make install-ucx  the UCX transport in LIBDIR/ucx (UCX_MODDIR), docs/ucx.md
 #         make install-dkms  the module's source and dkms.conf in DESTDIR/usr/src/krcore-VERSION
-#         make deb      the Debian packages, built out of tree in build/deb/
+#         make deb      the Debian packages (krcore-ucx too), built out of tree in build/deb/
 
 BUILD    ?= build
 PREFIX   ?= /usr/local
@@ -112,19 +112,25 @@ $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(BUILD)/lib/libkrcore.a
 # built against that exact version's internal headers (uct/base, ucs),
 # which only its source package has (scripts/ucx-src.sh fetches it once).
 # libkrcore is linked in and hidden: the module needs only UCX's libraries.
+# UCX_SRC is the directory scripts/ucx-src.sh unpacks into: the Debian
+# package's build (debian/rules) names the copy make deb put outside
+# build/, which its clean removes, so that the build downloads nothing.
 UCX_SRCS    := $(wildcard ucx/*.c)
 UCX_MOD     := $(BUILD)/ucx/libuct_krcore.so
 UCX_DIR     ?= $(shell dpkg-query -W -f='$${Version}' libucx0 2>/dev/null | sed 's/-[^-]*$$//')
-UCX_CFLAGS  := -std=gnu11 -fPIC $(CFLAGS) -Wall -Wextra -Werror \
-	       -Wno-unused-parameter -Wno-missing-field-initializers \
-	       -Wno-sign-compare -Wno-type-limits -Iinclude -Iinclude/uapi \
-	       -D_GNU_SOURCE -I$(BUILD)/ucx-src/ucx-$(UCX_DIR)/src
+UCX_SRC     ?= $(BUILD)/ucx-src
+UCX_INC     := $(UCX_SRC)/ucx-$(UCX_DIR)/src
+# $(CPPFLAGS): the project's include paths and the caller's flags (the
+# package build's -D_FORTIFY_SOURCE).
+UCX_CFLAGS  = -std=gnu11 -fPIC $(CFLAGS) -Wall -Wextra -Werror \
+	      -Wno-unused-parameter -Wno-missing-field-initializers \
+	      -Wno-sign-compare -Wno-type-limits $(CPPFLAGS) -I$(UCX_INC)
 ucx: $(UCX_MOD)
-$(BUILD)/ucx-src/ucx-$(UCX_DIR)/src/uct/base/uct_iface.h: scripts/ucx-src.sh
-	sh scripts/ucx-src.sh $(BUILD)/ucx-src >/dev/null
+$(UCX_INC)/uct/base/uct_iface.h: scripts/ucx-src.sh
+	sh scripts/ucx-src.sh $(UCX_SRC) >/dev/null
 	touch $@
 $(UCX_MOD): $(UCX_SRCS) ucx/krcore_uct.h $(BUILD)/lib/libkrcore.a \
-	    $(BUILD)/ucx-src/ucx-$(UCX_DIR)/src/uct/base/uct_iface.h
+	    $(UCX_INC)/uct/base/uct_iface.h
 	@mkdir -p $(dir $@)
 	$(CC) $(UCX_CFLAGS) -shared $(LDFLAGS) -Wl,-soname,libuct_krcore.so \
 		-Wl,--exclude-libs,ALL -o $@ $(UCX_SRCS) \
@@ -358,9 +364,11 @@ install-dkms:
 	sed 's/#MODULE_VERSION#/$(KRC_VERSION)/' dkms/dkms.conf > $(DKMS_SRC)/dkms.conf
 	chmod 644 $(DKMS_SRC)/dkms.conf
 
-# Debian packages (debian/), built from a copy of the tree in $(BUILD)/deb.
+# Debian packages (debian/), built from a copy of the tree in $(BUILD)/deb;
+# the UCX source krcore-ucx needs is fetched first, once, into
+# $(UCX_SRC) (scripts/mkdeb.sh), so that the package build does not.
 deb:
-	BUILD=$(BUILD) sh scripts/mkdeb.sh
+	BUILD=$(BUILD) UCX_SRC=$(UCX_SRC) sh scripts/mkdeb.sh
 
 clean:
 	-$(MAKE) -C kernel clean KVER=$(KVER)

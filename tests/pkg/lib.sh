@@ -58,6 +58,7 @@ pkg_host_state() {
 		/usr/lib/x86_64-linux-gnu/pkgconfig -maxdepth 2 2>/dev/null
 	[ -n "$kv" ] && find "/lib/modules/$kv" -path "*/updates/*" 2>/dev/null
 	find /usr/lib/x86_64-linux-gnu -maxdepth 1 -name 'libkrcore*' 2>/dev/null
+	find /usr/lib/x86_64-linux-gnu/ucx 2>/dev/null
 	dpkg-query -W -f '${Package} ${Status}\n' 2>/dev/null
 	cut -d: -f1 /etc/group
 }
