@@ -136,12 +136,13 @@ bool krc_msg_is_flow(unsigned int type)
 bool krc_msg_is_mem(unsigned int type)
 {
 	return (type >= KRC_MSG_MEM_ALLOC && type <= KRC_MSG_MEM_FREE_REP) ||
-	       (type >= KRC_MSG_MEM_SET && type <= KRC_MSG_MEM_UNPUBLISH_REP);
+	       (type >= KRC_MSG_MEM_SET && type <= KRC_MSG_MEM_LOOKUP_REP);
 }
 
 bool krc_msg_is_naming(unsigned int type)
 {
-	return type == KRC_MSG_MEM_PUBLISH || type == KRC_MSG_MEM_UNPUBLISH;
+	return type == KRC_MSG_MEM_PUBLISH || type == KRC_MSG_MEM_UNPUBLISH ||
+	       type == KRC_MSG_MEM_LOOKUP;
 }
 
 static bool rights_ok(u32 access)
@@ -179,6 +180,21 @@ static int mem_check(const struct krc_ctrl_msg *m)
 		/* PUBLISH: rights; UNPUBLISH: none */
 		if (m->type == KRC_MSG_MEM_PUBLISH ? !rights_ok(m->access) :
 		    m->access != 0)
+			return -EBADMSG;
+		return 0;
+	case KRC_MSG_MEM_LOOKUP:
+		/* a name, nothing else: the region is what it asks for */
+		if (m->region || m->access || krc_name_valid(m->name) ||
+		    m->status)
+			return -EBADMSG;
+		return 0;
+	case KRC_MSG_MEM_LOOKUP_REP:
+		if (m->status > KRC_STATUS_MAX)
+			return -EBADMSG;
+		if (m->status)
+			return bare && !m->region ? 0 : -EBADMSG;
+		if (!m->region || !rights_ok(m->access) || !m->length ||
+		    m->length > KRC_LMR_MAX_LEN)
 			return -EBADMSG;
 		return 0;
 	case KRC_MSG_MEM_PUBLISH_REP:
@@ -291,6 +307,8 @@ static int msg_check(const struct krc_ctrl_msg *m)
 	case KRC_MSG_MEM_PUBLISH_REP:
 	case KRC_MSG_MEM_UNPUBLISH:
 	case KRC_MSG_MEM_UNPUBLISH_REP:
+	case KRC_MSG_MEM_LOOKUP:
+	case KRC_MSG_MEM_LOOKUP_REP:
 		return mem_check(m);
 	case KRC_MSG_GOODBYE:
 	case KRC_MSG_META_REGISTER:
@@ -504,6 +522,10 @@ const char *krc_msg_type_name(unsigned int type)
 		return "mem_unpublish";
 	case KRC_MSG_MEM_UNPUBLISH_REP:
 		return "mem_unpublish_rep";
+	case KRC_MSG_MEM_LOOKUP:
+		return "mem_lookup";
+	case KRC_MSG_MEM_LOOKUP_REP:
+		return "mem_lookup_rep";
 	case KRC_MSG_META_REGISTER:
 		return "meta_register";
 	case KRC_MSG_META_DEREGISTER:

@@ -64,6 +64,11 @@
  * region and a status. MEM_SET may carry an rkey: 0 when the holder sets
  * its own region, else the key of a publication with the REMOTE_WRITE
  * right that the caller looked up.
+ * MEM_LOOKUP (a name looked up by a node with no RC connection to READ the
+ * owner's names table over) carries a name in the layout of MEM_PUBLISH,
+ * access 0 and region 0; MEM_LOOKUP_REP what a READ of the table finds:
+ * status 0 with the region, the name's rights, its rkey, the region's
+ * length and address, or a status (ENOENT) and nothing.
  *
  * The MetaServer's rdma_cm connection carries two private data blobs:
  * the member's hello (struct krc_meta_hello) in the connect request and
@@ -124,11 +129,13 @@ enum krc_msg_type {
 	KRC_MSG_MEM_PUBLISH_REP	= 28,	/* owner -> holder: its key, or status */
 	KRC_MSG_MEM_UNPUBLISH	= 29,	/* holder -> owner: region, name */
 	KRC_MSG_MEM_UNPUBLISH_REP = 30,	/* owner -> holder: region, status */
+	KRC_MSG_MEM_LOOKUP	= 31,	/* anyone -> owner: name */
+	KRC_MSG_MEM_LOOKUP_REP	= 32,	/* owner -> asker: the name's entry, or status */
 	/* registration, member <-> MetaServer over RC SEND/RECV */
 	KRC_MSG_META_REGISTER	= 16,	/* card: publish it */
 	KRC_MSG_META_DEREGISTER	= 17,	/* card: remove it (same incarnation only) */
 	KRC_MSG_META_REPLY	= 18,	/* status, slot */
-	KRC_MSG_TYPE_MAX	= 30,
+	KRC_MSG_TYPE_MAX	= 32,
 };
 
 /* status of NAKs and replies: 0 or a positive errno value. */
@@ -192,7 +199,10 @@ bool krc_msg_is_meta(unsigned int type);
 bool krc_msg_is_flow(unsigned int type);
 /* Is @type one of MEM_* (access, rkey, length, addr, region)? */
 bool krc_msg_is_mem(unsigned int type);
-/* Is @type MEM_PUBLISH or MEM_UNPUBLISH (access, name, region at 116)? */
+/*
+ * Is @type MEM_PUBLISH, MEM_UNPUBLISH or MEM_LOOKUP (access, name, region
+ * at 116)?
+ */
 bool krc_msg_is_naming(unsigned int type);
 
 /*

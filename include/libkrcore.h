@@ -184,7 +184,8 @@ int krc_lmr_cas(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
  * region's node, with @rights (a subset of the region's): that node's
  * kernel registers the region once more with exactly those rights.
  * krc_lmr_lookup() finds a name on the node @vq is connected to (after
- * krc_connect(): one RDMA READ of that node's names table) and fills
+ * krc_connect(): one RDMA READ of that node's names table; on the
+ * datagram path before an RC connection, a control message) and fills
  * @lmr with the region, the name's key and rights: read, write, atomics,
  * krc_lmr_set() with REMOTE_WRITE and krc_lock() with REMOTE_ATOMIC work
  * on it as on a region of one's own, within those rights (the owner's
@@ -193,7 +194,7 @@ int krc_lmr_cas(struct krc_vq *vq, const struct krc_lmr *lmr, uint64_t offset,
  * key dies at once, for everyone who looked it up. Names go with their
  * region. 0 or -errno: -EEXIST (taken), -ENOENT (no such name), -EACCES
  * (rights the region lacks), -ENOSPC (the node's table is full),
- * -ENOTCONN (no RC connection to the owner yet: retry), -EPERM (a
+ * -ENOTCONN (@vq not connected), -EPERM (a
  * region looked up cannot be published again).
  */
 int krc_lmr_publish(struct krc_vq *vq, const struct krc_lmr *lmr,

@@ -218,7 +218,7 @@ static int name_fail(int ret, const char *what, const char *name,
 		return krcl_fail(ret, "%s \"%s\": a region looked up is not this process's to name",
 				 what, name);
 	case -ENOTCONN:
-		return krcl_fail(ret, "%s \"%s\": the VQ has no connection to read the table over",
+		return krcl_fail(ret, "%s \"%s\": the VQ is not connected",
 				 what, name);
 	case -EOPNOTSUPP:
 		return krcl_fail(ret, "%s \"%s\": that node has no names table", what,

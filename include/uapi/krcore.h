@@ -534,11 +534,13 @@ struct krcore_unlock {
  * REMOTE_WRITE, KRCORE_IOC_LOCK with REMOTE_ATOMIC, KRCORE_IOC_LMR_FREE to
  * forget it: a looked-up region is not the process's to free). @gid and
  * @incarnation (out) are the owner's. A VQ on the datagram path reads over
- * a ready pooled RC connection of its peer. Errors: EINVAL, ENOENT (no
- * such name), ENOTCONN (no connection, or on the datagram path none
- * pooled yet: the RC being built behind it), EOPNOTSUPP (the peer has
- * no names table), EAGAIN (the entry was being rewritten on every
- * READ), EMFILE, ETIMEDOUT, EACCES.
+ * a ready pooled RC connection of its peer, or, with none (the RC still
+ * being built behind it, or datagrams only), asks the peer's kernel by a
+ * control message, whose answer is what the READ would find. Errors:
+ * EINVAL, ENOENT (no such name), ENOTCONN (the VQ is not connected),
+ * EOPNOTSUPP (the peer has no names table), EAGAIN (the entry was being
+ * rewritten on every READ), EMFILE, ETIMEDOUT (no answer in
+ * lmr_timeout_ms), EHOSTUNREACH, EINTR, EACCES.
  */
 #define KRCORE_NAME_LEN		24
 

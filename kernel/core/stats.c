@@ -228,6 +228,8 @@ static const char * const krc_event_names[KRC_NR_EV] = {
 	[KRC_EV_NAME_LOOKUPS] = "name_lookups",
 	[KRC_EV_NAME_MISSES] = "name_misses",
 	[KRC_EV_NAME_REREADS] = "name_rereads",
+	[KRC_EV_NAME_ASKED] = "name_asked",
+	[KRC_EV_NAME_ANSWERED] = "name_answered",
 };
 
 #define KRC_NR_STATS	(2 * KRC_NR_OBJ + KRC_NR_EV)

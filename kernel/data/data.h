@@ -323,6 +323,7 @@ int krc_names_reserve(const char name[KRC_NAME_LEN], const u8 holder[16],
 void krc_names_write(u32 slot, const struct krc_name_entry *e);
 void krc_names_drop(u32 slot);
 void krc_names_reset(void);
+int krc_names_lookup(const char name[KRC_NAME_LEN], struct krc_name_entry *e);
 
 /* lmr_name.c: names of regions, published, revoked and looked up */
 long krc_ioc_lmr_publish(struct krc_vqueue *vq, void __user *uarg,

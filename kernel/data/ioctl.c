@@ -557,8 +557,6 @@ static long krc_vq_ioctl_dev(struct krc_vqueue *vq, unsigned int cmd,
 		return krc_ioc_qconnect(vq, uarg, _IOC_SIZE(cmd));
 	case KRCORE_IOC_PROBE:
 		return krc_ioc_probe(vq, uarg);
-	case KRCORE_IOC_LMR_LOOKUP:
-		return krc_ioc_lmr_lookup(vq, uarg);
 	case KRCORE_IOC_REG_MR:
 		return krc_ioc_reg_mr(vq, uarg);
 	case KRCORE_IOC_DEREG_MR:
@@ -642,6 +640,9 @@ long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 					  cmd == KRCORE_IOC_LMR_PUBLISH);
 		break;
 	case KRCORE_IOC_LMR_LOOKUP:
+		/* Enters the gate; waits for an answer outside it. */
+		ret = krc_ioc_lmr_lookup(vq, uarg);
+		break;
 	case KRCORE_IOC_LOOKUP:
 	case KRCORE_IOC_QCONNECT:
 	case KRCORE_IOC_QCONNECT_ABI2:

@@ -217,6 +217,7 @@ void krc_lmr_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg)
 	case KRC_MSG_MEM_COPY:
 	case KRC_MSG_MEM_PUBLISH:
 	case KRC_MSG_MEM_UNPUBLISH:
+	case KRC_MSG_MEM_LOOKUP:
 		krc_lmrh_msg(peer, msg);
 		break;
 	case KRC_MSG_MEM_LOCK:

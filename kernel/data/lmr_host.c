@@ -536,6 +536,9 @@ void krc_lmrh_msg(struct krc_peer *peer, const struct krc_ctrl_msg *msg)
 	case KRC_MSG_MEM_UNPUBLISH:
 		krc_lmrh_on_unpublish(peer, msg);
 		break;
+	case KRC_MSG_MEM_LOOKUP:
+		krc_lmrh_on_lookup(peer, msg);
+		break;
 	default:
 		krc_lmrh_on_free(peer, msg);
 		break;

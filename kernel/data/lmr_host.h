@@ -116,6 +116,7 @@ void krc_lmrh_on_op(struct krc_peer *peer, const struct krc_ctrl_msg *m);
 /* lmr_name_host.c */
 void krc_lmrh_name_unlink(struct krc_lmr_name *n);
 void krc_lmrh_on_publish(struct krc_peer *peer, const struct krc_ctrl_msg *m);
+void krc_lmrh_on_lookup(struct krc_peer *peer, const struct krc_ctrl_msg *m);
 void krc_lmrh_on_unpublish(struct krc_peer *peer,
 			   const struct krc_ctrl_msg *m);
 

@@ -98,13 +98,75 @@ static int krc_name_read(struct krc_conn *conn, const char *name,
 	return ret;
 }
 
-/* Inside the gate (ioctl.c). */
+/*
+ * @name at the other end of @conn by one READ of its names table, inside
+ * the gate: 0 and @h's owner, *@e, or -errno.
+ */
+static int krc_name_lookup_rc(struct krc_conn *conn, const char *name,
+			      struct krc_lmr_handle *h,
+			      struct krc_name_entry *e)
+{
+	if (!conn->probe_rkey || conn->probe_len < KRC_NODE_AREA ||
+	    !conn->peer)
+		return -EOPNOTSUPP;	/* a peer without a names table */
+	memcpy(h->gid, conn->peer->gid, 16);
+	spin_lock(&conn->peer->lock);
+	h->owner_inc = conn->peer->card.incarnation;
+	spin_unlock(&conn->peer->lock);
+	return krc_name_read(conn, name, e);
+}
+
+/*
+ * @name on node @gid, asked of it by a MEM_LOOKUP (no RC to READ over),
+ * started inside the gate, which it leaves: 0 and @h's owner (the
+ * incarnation that answered), *@e, or -errno.
+ */
+static int krc_name_lookup_ask(const u8 gid[16], const char *name,
+			       u32 timeout_ms, struct krc_lmr_handle *h,
+			       struct krc_name_entry *e)
+{
+	struct krc_ctrl_msg msg = { .type = KRC_MSG_MEM_LOOKUP };
+	struct krc_lmr_call *c;
+	int ret;
+
+	memcpy(msg.name, name, KRC_NAME_LEN);
+	krc_event(KRC_EV_NAME_ASKED);
+	c = krc_lmr_call_owner(gid, &msg, timeout_ms);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	if (!c)
+		return -EHOSTUNREACH;
+	ret = krc_lmr_wait(c);
+	if (!ret && c->rep.status)
+		ret = -c->rep.status;
+	if (!ret) {
+		memcpy(h->gid, gid, 16);
+		h->owner_inc = c->rep.card.incarnation;
+		memcpy(e->name, name, KRC_NAME_LEN);
+		e->region = c->rep.region;
+		e->access = c->rep.access;
+		e->rkey = c->rep.rkey;
+		e->length = c->rep.length;
+		e->addr = c->rep.addr;
+	}
+	krc_lmr_call_put(c);
+	return ret;
+}
+
+/*
+ * Enters the gate itself (ioctl.c): a READ over the VQ's connection, or on
+ * the datagram path a ready pooled one of its peer (the VQ moves to it at
+ * its next post), inside it; with no RC yet, a MEM_LOOKUP to the peer,
+ * whose answer is waited for outside it.
+ */
 long krc_ioc_lmr_lookup(struct krc_vqueue *vq, void __user *uarg)
 {
 	struct krc_lmr_handle h = { .named = true };
 	struct krcore_lmr_lookup lk;
 	struct krc_name_entry e;
 	struct krc_conn *conn;
+	u8 gid[16];
+	bool asked = false;
 	u32 handle = 0;
 	int ret;
 
@@ -116,32 +178,35 @@ long krc_ioc_lmr_lookup(struct krc_vqueue *vq, void __user *uarg)
 		return -EINVAL;
 	if (krc_lmr_count(vq->proc) >= krc_param_lmr_max_per_proc)
 		return -EMFILE;
-	/*
-	 * The VQ's connection; on the datagram path a ready pooled one of its
-	 * peer (the VQ moves to it at its next post). None yet: ENOTCONN.
-	 */
+	ret = krc_vq_enter(vq);
+	if (ret)
+		return ret;
 	mutex_lock(&vq->lock);
 	conn = vq->conn;
-	if (conn)
+	if (conn) {
 		kref_get(&conn->ref);
-	else if (vq->dgram && vq->peer)
+	} else if (vq->dgram && vq->peer) {
 		conn = krc_peer_pick(vq->peer);
+		if (!conn) {
+			memcpy(gid, vq->peer->gid, 16);
+			asked = true;
+		}
+	}
 	mutex_unlock(&vq->lock);
-	if (!conn)
-		return -ENOTCONN;
-	ret = -EOPNOTSUPP;	/* a peer without a names table */
-	if (!conn->probe_rkey || conn->probe_len < KRC_NODE_AREA ||
-	    !conn->peer)
-		goto out;
-	memcpy(h.gid, conn->peer->gid, 16);
-	spin_lock(&conn->peer->lock);
-	h.owner_inc = conn->peer->card.incarnation;
-	spin_unlock(&conn->peer->lock);
-	ret = krc_name_read(conn, lk.name, &e);
+	if (conn) {
+		ret = krc_name_lookup_rc(conn, lk.name, &h, &e);
+		krc_conn_put(conn);
+		krc_node_leave();
+	} else if (asked) {
+		ret = krc_name_lookup_ask(gid, lk.name, 0, &h, &e);
+	} else {
+		krc_node_leave();
+		ret = -ENOTCONN;	/* not connected to anyone */
+	}
 	if (ret == -ENOENT)
 		krc_event(KRC_EV_NAME_MISSES);
 	if (ret)
-		goto out;
+		return ret;
 	krc_event(KRC_EV_NAME_LOOKUPS);
 	h.region = e.region;
 	h.access = e.access;
@@ -149,7 +214,7 @@ long krc_ioc_lmr_lookup(struct krc_vqueue *vq, void __user *uarg)
 	h.rkey = e.rkey;
 	ret = krc_lmr_keep_handle(vq->proc, &h, &handle);
 	if (ret)
-		goto out;
+		return ret;
 	memcpy(lk.gid, h.gid, 16);
 	lk.addr = e.addr;
 	lk.length = e.length;
@@ -161,9 +226,7 @@ long krc_ioc_lmr_lookup(struct krc_vqueue *vq, void __user *uarg)
 	if (copy_to_user(uarg, &lk, sizeof(lk))) {
 		kfree(xa_erase(&vq->proc->lmrs, handle));
 		krc_obj_destroyed(KRC_OBJ_LMR_HANDLE);
-		ret = -EFAULT;
+		return -EFAULT;
 	}
-out:
-	krc_conn_put(conn);
-	return ret;
+	return 0;
 }

@@ -7,7 +7,9 @@
  * this node's names table (name_table.c), which any node reads with one
  * READ (lmr_name.c). UNPUBLISH takes the name out of the table, then
  * deregisters its MR, so its key dies at once for everyone, and the locks
- * taken with it go (lock_host.c); a region's names go with it.
+ * taken with it go (lock_host.c); a region's names go with it. MEM_LOOKUP
+ * answers, for a node with no RC connection to READ over, what that READ
+ * would find.
  */
 #include <linux/slab.h>
 
@@ -228,4 +230,33 @@ answer:
 		krc_event(KRC_EV_NAME_REFUSED);
 	krc_lmrh_reply(peer, KRC_MSG_MEM_UNPUBLISH_REP, m->req_id, ret, NULL,
 		       m->region);
+}
+
+/*
+ * MEM_LOOKUP: a node that has no RC connection to READ the table over (a
+ * VQ on the datagram path) asks for a name. The answer is what its READ
+ * would find, nothing more: any node that may send us a control message
+ * may READ the table too.
+ */
+void krc_lmrh_on_lookup(struct krc_peer *peer, const struct krc_ctrl_msg *m)
+{
+	struct krc_ctrl_msg msg = {
+		.type = KRC_MSG_MEM_LOOKUP_REP,
+		.req_id = m->req_id,
+	};
+	struct krc_name_entry e;
+	int ret;
+
+	ret = krc_names_lookup(m->name, &e);
+	krc_event(KRC_EV_NAME_ANSWERED);
+	if (ret) {
+		msg.status = -ret;
+	} else {
+		msg.region = e.region;
+		msg.access = e.access;
+		msg.rkey = e.rkey;
+		msg.length = e.length;
+		msg.addr = e.addr;
+	}
+	krc_lmrh_send(peer, &msg);
 }

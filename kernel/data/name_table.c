@@ -115,6 +115,34 @@ void krc_names_drop(u32 slot)
 	mutex_unlock(&krc_names.lock);
 }
 
+/*
+ * @name as a peer READing its bucket would find it, for a peer with no RC
+ * connection to READ over (MEM_LOOKUP, lmr_name_host.c): the bucket is
+ * copied under the lock that every write of the table holds, so it is
+ * stable, and decoded by the readers' own code. 0 and *@e, -ENOENT.
+ */
+int krc_names_lookup(const char name[KRC_NAME_LEN], struct krc_name_entry *e)
+{
+	u8 *bucket;
+	int ret;
+
+	bucket = kmalloc(KRC_NAME_BUCKET, GFP_KERNEL);
+	if (!bucket)
+		return -ENOMEM;
+	mutex_lock(&krc_names.lock);
+	if (krc_node.page)
+		memcpy(bucket, (u8 *)krc_node.page + KRC_NAMES_OFF +
+		       krc_name_bucket(name) * KRC_NAME_BUCKET,
+		       KRC_NAME_BUCKET);
+	else
+		memset(bucket, 0, KRC_NAME_BUCKET);
+	mutex_unlock(&krc_names.lock);
+	ret = krc_name_find(bucket, KRC_NAME_BUCKET, name, e);
+	kfree(bucket);
+	/* no slot is half written under the lock: a bad one is no name */
+	return ret == -EAGAIN ? -ENOENT : ret;
+}
+
 /* The node (re)starts with a zeroed node area: every slot is free. */
 void krc_names_reset(void)
 {

@@ -7,8 +7,11 @@
 # processes on node0 and node2 (its own, over loopback) look the names up
 # with one READ of node2's names table and use them (tests/progs/dp_name.c).
 # - Publish: exact errors (EEXIST, EACCES, EINVAL, ENOENT); a lookup
-#   over datagrams (node1's dg_policy 3) is ENOTCONN; node0's VQ, on the
-#   datagram path first, looks up over the RC built behind it.
+#   over datagrams only (node1's dg_policy 3: no RC to READ the table
+#   over) is a control message that node2's kernel answers with what the
+#   READ would find: the regions, rights and keys that READ their bytes,
+#   ENOENT for a name not there. node0's VQ, on the datagram path first,
+#   looks up by message or over the RC built behind it.
 # - Lookup: the region, its length and the name's rights; an unknown name
 #   ENOENT. "ro" allows READ only: WRITE and FAA with its key fail at
 #   node2's RNIC and change nothing; memset and lock are refused. "rw"
@@ -28,7 +31,8 @@ NAME="$KRC_TBIN/dp_name"
 
 name_counters() {
 	for c in name_publishes name_drops name_refused name_lookups \
-		 name_misses name_rereads lmr_name_created lmr_name_destroyed \
+		 name_misses name_rereads name_asked name_answered \
+		 lmr_name_created lmr_name_destroyed \
 		 lmr_allocs lmr_frees lmr_reclaimed; do
 		printf '%s=%s ' "$c" "$(counter $c)"
 	done
@@ -39,7 +43,7 @@ names() {
 	echo $(($(counter lmr_name_created) - $(counter lmr_name_destroyed)))
 }
 
-# node1 on datagrams only (its lookups: ENOTCONN); node0 and node2 break
+# node1 on datagrams only (its lookups: by message); node0 and node2 break
 # connections on purpose (refused keys): no throttle.
 if [ "$KRC_NODE" = 0 ]; then
 	check "module loads (MetaServer)" 'krc_load meta_host=1 break_limit=0'
@@ -61,6 +65,11 @@ if [ "$KRC_NODE" = 1 ]; then
 	check "node1 published ro, rw and b on node2; bad publishes refused" \
 		'wait_for 60 "grep -q published \"$KRC_RUN/hold.out\"" &&
 		 ! grep FAIL "$KRC_RUN/hold.out"'
+	cat "$KRC_RUN/hold.out"
+	check "node1: 4 lookups on datagrams only, each a message (3 found, 1 ENOENT)" \
+		'grep -q "4 lookups over datagrams only: by message" "$KRC_RUN/hold.out" &&
+		 eq "$(counter name_asked)" 4 && eq "$(counter name_lookups)" 3 &&
+		 eq "$(counter name_misses)" 1 && eq "$(counter name_rereads)" 0'
 fi
 barrier published
 if [ "$KRC_NODE" = 2 ]; then
@@ -68,6 +77,8 @@ if [ "$KRC_NODE" = 2 ]; then
 	check "node2: 4 names, 2 publishes refused (both EEXIST)" \
 		'eq "$(names)" 4 && eq "$(counter name_publishes)" 4 &&
 		 eq "$(counter name_refused)" 2'
+	check "node2 answered node1's 4 lookups by message" \
+		'eq "$(counter name_answered)" 4'
 fi
 if [ "$KRC_NODE" != 1 ]; then
 	"$NAME" use "$OWNER" "$KRC_NODE" >"$KRC_RUN/use.$KRC_NODE" 2>&1 &

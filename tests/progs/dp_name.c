@@ -7,8 +7,10 @@
  *                        a pattern) and B (4 KiB, READ only) on OWNER;
  *                        publish A as "ro" (READ) and "rw" (every right),
  *                        B as "b" and as a name of ro's bucket; bad
- *                        publishes get their exact errors; a lookup
- *                        over datagrams ENOTCONN; print "published". On SIGUSR1 revoke "rw",
+ *                        publishes get their exact errors; lookups
+ *                        over datagrams only (a control message to the
+ *                        owner) give the regions and keys that work;
+ *                        print "published". On SIGUSR1 revoke "rw",
  *                        print "revoked"; then wait to be killed.
  *   dp_name use OWNER SLOT  look the names up on OWNER and use them within
  *                        their rights (WRITE, FAA, memset, lock with
@@ -171,6 +173,35 @@ static int publish_raw(uint32_t handle, const char *name, size_t n,
 		     KRCORE_IOC_LMR_PUBLISH, &p) < 0 ? -errno : 0;
 }
 
+/*
+ * Look @name (published for @r with @rights) up over the datagram path and
+ * use it there: the region, its rights, a key that READs its bytes.
+ */
+static void lookup_dgram(const struct krc_lmr *r, const char *name,
+			 uint32_t rights)
+{
+	struct krc_lmr l;
+	uint32_t i;
+	int st;
+
+	memset(&l, 0, sizeof(l));
+	expect(krc_lmr_lookup(vq, name, &l), 0, "lookup over datagrams");
+	if (l.region != r->region || l.rights != rights ||
+	    l.length != r->length || l.addr != r->addr ||
+	    l.incarnation != r->incarnation || memcmp(l.gid, r->gid, 16))
+		FAIL("lookup of %s over datagrams: region %u rights %#x %s",
+		     name, l.region, l.rights, "not the published ones");
+	memset(buf + 32768, 0, 4096);
+	st = op(KRCORE_WR_READ, buf + 32768, 4096, l.addr, l.rkey, 0);
+	for (i = 0; i < 4096 && buf[32768 + i] == buf[i]; i++)
+		;
+	if (st || (r->length == A_LEN && i != 4096))
+		FAIL("%s: READ with the key looked up over datagrams: status %d, byte %u",
+		     name, st, i);
+	if (krc_lmr_free(vq, &l))
+		FAIL("%s: forgetting the handle: %s", name, krc_errmsg());
+}
+
 static int do_hold(const char *node)
 {
 	char name[KRC_NAME_LEN];
@@ -218,12 +249,19 @@ static int do_hold(const char *node)
 	       -ENOENT, "a handle never given");
 	expect(krc_lmr_unpublish(vq, &b, "ro"), -ENOENT,
 	       "unpublish a name of another region");
-	/* datagrams only (dg_policy 3), no RC to read a table over */
+	/*
+	 * Datagrams only (dg_policy 3), no RC to READ the table over: the
+	 * owner's kernel answers a control message with what the READ
+	 * would find.
+	 */
 	if (!(path & KRCORE_PATH_DATAGRAM))
 		FAIL("hold: connected over RC, not datagrams (dg_policy 3)");
-	expect(krc_lmr_lookup(vq, "ro", &none), -ENOTCONN,
-	       "lookup over datagrams");
-	printf(TAG ": hold: a lookup over datagrams only: ENOTCONN\n");
+	lookup_dgram(&a, "ro", KRCORE_ACCESS_REMOTE_READ);
+	lookup_dgram(&a, "rw", ALL);
+	lookup_dgram(&b, name, KRCORE_ACCESS_REMOTE_READ);
+	expect(krc_lmr_lookup(vq, "no-such", &none), -ENOENT,
+	       "lookup over datagrams of no such name");
+	printf(TAG ": hold: 4 lookups over datagrams only: by message\n");
 	printf(TAG ": hold: ro, rw, b published; bad publishes refused\n");
 	printf(TAG ": published\n");
 	fflush(stdout);

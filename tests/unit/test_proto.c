@@ -26,7 +26,7 @@ static const u8 all_types[] = {
 	KRC_MSG_MEM_FREE_REP, KRC_MSG_MEM_SET, KRC_MSG_MEM_SET_REP,
 	KRC_MSG_MEM_COPY, KRC_MSG_MEM_COPY_REP,
 	KRC_MSG_MEM_PUBLISH, KRC_MSG_MEM_PUBLISH_REP, KRC_MSG_MEM_UNPUBLISH,
-	KRC_MSG_MEM_UNPUBLISH_REP,
+	KRC_MSG_MEM_UNPUBLISH_REP, KRC_MSG_MEM_LOOKUP, KRC_MSG_MEM_LOOKUP_REP,
 	KRC_MSG_META_REGISTER, KRC_MSG_META_DEREGISTER, KRC_MSG_META_REPLY,
 };
 
@@ -195,6 +195,17 @@ static struct krc_ctrl_msg sample_msg(u8 type)
 	case KRC_MSG_MEM_UNPUBLISH_REP:
 		m.status = ENOENT;
 		m.region = 9;
+		break;
+	case KRC_MSG_MEM_LOOKUP:
+		memcpy(m.name, "lookup-me", 10);
+		break;
+	case KRC_MSG_MEM_LOOKUP_REP:
+		m.region = 0xfffffe;
+		m.access = KRCORE_ACCESS_REMOTE_READ |
+			   KRCORE_ACCESS_REMOTE_WRITE;
+		m.rkey = 0x8765;
+		m.length = KRC_LMR_MAX_LEN;
+		m.addr = 0xfffffeULL << 40;
 		break;
 	default:	/* GOODBYE, META_REGISTER, META_DEREGISTER: the card */
 		break;
@@ -730,6 +741,69 @@ static void test_msg_names(void **state)
 			    "mem_unpublish_rep");
 }
 
+/* MEM_LOOKUP: a name and nothing else; its answer an entry or a status. */
+static void test_msg_lookup(void **state)
+{
+	u8 buf[KRC_MSG_SIZE];
+	struct krc_ctrl_msg m, d;
+
+	(void)state;
+	m = sample_msg(KRC_MSG_MEM_LOOKUP);
+	krc_msg_encode(&m, buf);
+	assert_int_equal(krc_get_le32(buf + 88), 0);
+	assert_memory_equal(buf + 92, "lookup-me", 10);
+	assert_int_equal(krc_get_le32(buf + 116), 0);
+	assert_int_equal(krc_msg_decode(buf, sizeof(buf), &d), 0);
+	assert_true(msg_equal(&m, &d));
+	m.region = 1;		/* it names no region */
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_LOOKUP);
+	m.access = KRCORE_ACCESS_REMOTE_READ;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_LOOKUP);
+	memset(m.name, 0, KRC_NAME_LEN);
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.name[0] = '\t';
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_LOOKUP);
+	m.status = ENOENT;	/* a question has no status */
+	assert_int_equal(reencode(&m), -EBADMSG);
+
+	/* the answer: what a READ of the table finds */
+	m = sample_msg(KRC_MSG_MEM_LOOKUP_REP);
+	krc_msg_encode(&m, buf);
+	assert_int_equal(krc_get_le32(buf + 88), m.access);
+	assert_int_equal(krc_get_le32(buf + 92), 0x8765);
+	assert_true(krc_get_le64(buf + 96) == KRC_LMR_MAX_LEN);
+	assert_true(krc_get_le64(buf + 104) == 0xfffffeULL << 40);
+	assert_int_equal(krc_get_le32(buf + 112), 0xfffffe);
+	assert_int_equal(krc_msg_decode(buf, sizeof(buf), &d), 0);
+	assert_true(msg_equal(&m, &d));
+	m.access = KRCORE_ACCESS_LOCAL_WRITE;	/* no remote right */
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_LOOKUP_REP);
+	m.length = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.length = KRC_LMR_MAX_LEN + 1;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m = sample_msg(KRC_MSG_MEM_LOOKUP_REP);
+	m.region = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	/* a refusal carries nothing else */
+	m = sample_msg(KRC_MSG_MEM_LOOKUP_REP);
+	m.status = ENOENT;
+	assert_int_equal(reencode(&m), -EBADMSG);
+	m.access = 0;
+	m.rkey = 0;
+	m.length = 0;
+	m.addr = 0;
+	assert_int_equal(reencode(&m), -EBADMSG);	/* still a region */
+	m.region = 0;
+	assert_int_equal(reencode(&m), 0);
+	m.status = 4096;
+	assert_int_equal(reencode(&m), -EBADMSG);
+}
+
 static void test_msg_type_name(void **state)
 {
 	static const char *const names[] = {
@@ -739,7 +813,8 @@ static void test_msg_type_name(void **state)
 		"mem_free_rep", "?", "meta_register", "meta_deregister", "meta_reply",
 		"mem_set", "mem_set_rep", "mem_copy", "mem_copy_rep", "mem_lock",
 		"mem_lock_rep", "mem_unlock", "mem_unlock_rep", "mem_publish",
-		"mem_publish_rep", "mem_unpublish", "mem_unpublish_rep", "?",
+		"mem_publish_rep", "mem_unpublish", "mem_unpublish_rep",
+		"mem_lookup", "mem_lookup_rep", "?",
 	};
 	unsigned int t;
 
@@ -1766,6 +1841,7 @@ int main(void)
 		cmocka_unit_test(test_msg_mem),
 		cmocka_unit_test(test_msg_lock),
 		cmocka_unit_test(test_msg_names),
+		cmocka_unit_test(test_msg_lookup),
 		cmocka_unit_test(test_msg_type_name),
 		cmocka_unit_test(test_msg_rejects_header),
 		cmocka_unit_test(test_msg_rejects_fields),
