@@ -13,8 +13,7 @@
 # every ratio with its target and whether it carries over to hardware).
 # Nothing in it is typed by hand: rerun
 # make bench, then this. docs/*.md quote no number of these; they link
-# here. README.md's table of headline ratios copies a few, naming the
-# file each comes from, and is updated by hand after a publish.
+# here, and so does README.md.
 #
 #   sh bench/publish.sh [RESULTS_DIR [DOC_DIR [DEMO_DIR]]]
 #

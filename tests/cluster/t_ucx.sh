@@ -56,13 +56,16 @@ perf() {
 		barrier "end.$pf"
 	else
 		barrier "srv.$pf"
+		# until the server listens: a refused try costs little
 		pf_rc=1
-		for _ in 1 2 3 4 5 6 7 8 9 10; do
-			sleep 1
+		pf_try=0
+		while [ $pf_try -lt 50 ]; do
+			pf_try=$((pf_try + 1))
 			LD_PRELOAD=$MOD timeout 120 ucx_perftest "$(node_ip 1)" \
 				"$@" -n $N -w 5 -f >"$KRC_RUN/cli.$pf" 2>&1
 			pf_rc=$?
 			grep -q "Connection refused" "$KRC_RUN/cli.$pf" || break
+			sleep 0.2
 		done
 		barrier "end.$pf"
 		pf_line=$(grep -E "^ +$N +[0-9]" "$KRC_RUN/cli.$pf" | tail -n 1)
