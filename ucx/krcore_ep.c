@@ -88,6 +88,15 @@ static ucs_status_t uct_krcore_post(struct uct_krcore_ep *ep,
 		uct_krcore_desc_put(iface, d);
 		return ep->error;
 	}
+	/*
+	 * A fence orders this request after every earlier one; the RNIC's
+	 * fence cannot see a CAS loop's retries, posted later: wait for them.
+	 */
+	if (ep->fence && ep->loops) {
+		uct_krcore_desc_put(iface, d);
+		ep->blocked = 1;
+		return UCS_ERR_NO_RESOURCE;
+	}
 	wr->wr_id = (uintptr_t)d;
 	wr->flags = KRCORE_WR_SIGNALED | (ep->fence ? KRCORE_WR_FENCE : 0);
 	ret = krc_qpush(ep->vq, wr, 1);
@@ -395,7 +404,136 @@ ssize_t uct_krcore_ep_am_bcopy(uct_ep_h tl_ep, uint8_t id,
 	return status == UCS_OK ? (ssize_t)len : status;
 }
 
-/* Atomics (64-bit: add, fetch-add, compare-and-swap) -------------------- */
+/*
+ * Atomics. RDMA has two: fetch-and-add and compare-and-swap on 8 aligned
+ * bytes, posted as they are for 64-bit add, fetch-add and CSWAP. Every
+ * other (64-bit swap, and, or, xor; all 32-bit ones) is a CAS loop on the
+ * aligned 8 bytes that hold the word: CAS(guess, f(guess)), and while the
+ * old value it returns is not the guess, that value is the next guess.
+ * The other half of a 32-bit word's 8 bytes is compared and written back
+ * unchanged, so every operation stays atomic against all the others (the
+ * RNIC executes each CAS atomically). One UCT operation however many
+ * CASes it takes: a retry is posted from the completion of the CAS before
+ * it and counted neither as posted nor as done, so a flush waits for the
+ * last. A 32-bit word needs its whole aligned 8 bytes inside the
+ * registration.
+ */
+static uint64_t amo_apply(uint8_t op, uint64_t cur, uint64_t v)
+{
+	switch (op) {
+	case UCT_ATOMIC_OP_ADD:
+		return cur + v;
+	case UCT_ATOMIC_OP_AND:
+		return cur & v;
+	case UCT_ATOMIC_OP_OR:
+		return cur | v;
+	case UCT_ATOMIC_OP_XOR:
+		return cur ^ v;
+	default:		/* SWAP, CSWAP that matched */
+		return v;
+	}
+}
+
+static uint64_t amo_mask(const struct uct_krcore_amo *a)
+{
+	return a->size == 4 ? 0xffffffffULL << a->shift : ~0ULL;
+}
+
+/* The operation's word in the 8 bytes @old. */
+static uint64_t amo_word(const struct uct_krcore_amo *a, uint64_t old)
+{
+	return (old & amo_mask(a)) >> a->shift;
+}
+
+/* The 8 bytes to write over @old: 0 when nothing changes (CSWAP missed). */
+static int amo_next(const struct uct_krcore_amo *a, uint64_t old,
+		    uint64_t *next)
+{
+	uint64_t cur = amo_word(a, old), mask = amo_mask(a), v;
+
+	if (a->op == UCT_ATOMIC_OP_CSWAP && cur != a->compare)
+		return 0;
+	v = amo_apply(a->op, cur, a->operand);
+	*next = (old & ~mask) | ((v << a->shift) & mask);
+	return 1;
+}
+
+/* The CAS of @d comparing with d->amo.guess, on its ep's VQ. */
+static int amo_post_cas(struct uct_krcore_ep *ep, struct uct_krcore_desc *d)
+{
+	struct krcore_wr wr;
+	uint64_t next;
+
+	/* nothing to write: a CAS that writes back what it finds reads */
+	if (!amo_next(&d->amo, d->amo.guess, &next))
+		next = d->amo.guess;
+	fill_buf(&wr, ep, d, KRCORE_WR_ATOMIC_CAS, 8, d->amo.raddr,
+		 d->amo.rkey);
+	wr.compare_add = d->amo.guess;
+	wr.swap = next;
+	wr.wr_id = (uintptr_t)d;
+	wr.flags = KRCORE_WR_SIGNALED;
+	return krc_qpush(ep->vq, &wr, 1);
+}
+
+/*
+ * A CAS of a loop completed with the old value: UCS_OK when the operation
+ * is done (its result delivered), UCS_INPROGRESS when the next CAS is
+ * posted or waits for room, an error when it cannot be posted.
+ */
+static ucs_status_t amo_step(struct uct_krcore_ep *ep,
+			     struct uct_krcore_desc *d)
+{
+	uint64_t old, next;
+	int ret;
+
+	memcpy(&old, d->buf, sizeof(old));
+	if (old != d->amo.guess && amo_next(&d->amo, old, &next)) {
+		d->amo.guess = old;
+		ret = amo_post_cas(ep, d);
+		if (ret == 1)
+			return UCS_INPROGRESS;
+		if (ret != -EAGAIN && ret != -EBUSY)
+			return uct_krcore_errno_status(ret);
+		d->next_free = ep->amo_wait;	/* progress posts it */
+		ep->amo_wait = d;
+		return UCS_INPROGRESS;
+	}
+	/* the guess was right, or a CSWAP found another value: done */
+	if (d->result && d->amo.size == 4)
+		*(uint32_t *)d->result = (uint32_t)amo_word(&d->amo, old);
+	else if (d->result)
+		*(uint64_t *)d->result = amo_word(&d->amo, old);
+	return UCS_OK;
+}
+
+/* The CASes that found no room: again, in the order they came. */
+static void amo_post_waiting(struct uct_krcore_ep *ep)
+{
+	struct uct_krcore_desc *d;
+	ucs_status_t status;
+	int ret;
+
+	while ((d = ep->amo_wait)) {
+		ret = amo_post_cas(ep, d);
+		if (ret == -EAGAIN || ret == -EBUSY)
+			return;
+		ep->amo_wait = d->next_free;
+		d->next_free = NULL;
+		if (ret == 1)
+			continue;
+		/* it cannot go: the operation ends with the error */
+		status = uct_krcore_errno_status(ret);
+		ep->done++;
+		ep->loops--;
+		ep_iface(ep)->outstanding--;
+		if (ep->error == UCS_OK)
+			ep->error = status;
+		if (d->comp)
+			uct_invoke_completion(d->comp, status);
+		uct_krcore_desc_put(ep_iface(ep), d);
+	}
+}
 
 static ucs_status_t atomic(struct uct_krcore_ep *ep, uint8_t opcode,
 			   uint64_t add_or_cmp, uint64_t swap,
@@ -419,15 +557,67 @@ static ucs_status_t atomic(struct uct_krcore_ep *ep, uint8_t opcode,
 	return uct_krcore_post(ep, &wr, d);
 }
 
+/* The first CAS of a loop on the @size-byte word at @remote_addr. */
+static ucs_status_t atomic_loop(struct uct_krcore_ep *ep, uint8_t op,
+				unsigned int size, uint64_t value,
+				uint64_t compare, uint64_t remote_addr,
+				uct_rkey_t rkey, void *result,
+				uct_completion_t *comp)
+{
+	struct uct_krcore_desc *d;
+	struct krcore_wr wr;
+	ucs_status_t status;
+	uint64_t next;
+
+	if (remote_addr & (size - 1))
+		return UCS_ERR_INVALID_PARAM;
+	d = get_desc(ep, 1);
+	if (!d)
+		return UCS_ERR_NO_RESOURCE;
+	d->kind = UCT_KRCORE_OP_CAS_LOOP;
+	d->result = result;
+	d->comp = comp;
+	memset(&d->amo, 0, sizeof(d->amo));
+	d->amo.raddr = remote_addr & ~7ULL;
+	d->amo.rkey = (uint32_t)rkey;
+	d->amo.operand = value;
+	d->amo.compare = compare;
+	d->amo.op = op;
+	d->amo.size = (uint8_t)size;
+	d->amo.shift = (uint8_t)((remote_addr & 7) * 8);
+	/* first guess 0: right for a fresh word, else learnt from the CAS */
+	d->amo.guess = 0;
+	if (!amo_next(&d->amo, 0, &next))
+		next = 0;
+	fill_buf(&wr, ep, d, KRCORE_WR_ATOMIC_CAS, 8, d->amo.raddr,
+		 d->amo.rkey);
+	wr.compare_add = 0;
+	wr.swap = next;
+	status = uct_krcore_post(ep, &wr, d);
+	if (status == UCS_OK)
+		ep->loops++;
+	return status;
+}
+
+static int amo_emulated(unsigned int opcode)
+{
+	return opcode == UCT_ATOMIC_OP_AND || opcode == UCT_ATOMIC_OP_OR ||
+	       opcode == UCT_ATOMIC_OP_XOR || opcode == UCT_ATOMIC_OP_SWAP;
+}
+
 ucs_status_t uct_krcore_ep_atomic64_post(uct_ep_h tl_ep, unsigned int opcode,
 					 uint64_t value, uint64_t remote_addr,
 					 uct_rkey_t rkey)
 {
-	if (opcode != UCT_ATOMIC_OP_ADD)
+	struct uct_krcore_ep *ep = ucs_derived_of(tl_ep, struct uct_krcore_ep);
+
+	if (opcode == UCT_ATOMIC_OP_ADD)
+		return atomic(ep, KRCORE_WR_ATOMIC_FAA, value, 0, remote_addr,
+			      rkey, NULL, NULL);
+	if (opcode == UCT_ATOMIC_OP_SWAP || !amo_emulated(opcode))
 		return UCS_ERR_UNSUPPORTED;
-	return atomic(ucs_derived_of(tl_ep, struct uct_krcore_ep),
-		      KRCORE_WR_ATOMIC_FAA, value, 0, remote_addr, rkey,
-		      NULL, NULL);
+	return atomic_loop(ep, (uint8_t)opcode, 8, value, 0, remote_addr, rkey,
+			   NULL, NULL);
 }
 
 ucs_status_t uct_krcore_ep_atomic64_fetch(uct_ep_h tl_ep,
@@ -437,13 +627,17 @@ ucs_status_t uct_krcore_ep_atomic64_fetch(uct_ep_h tl_ep,
 					  uct_rkey_t rkey,
 					  uct_completion_t *comp)
 {
+	struct uct_krcore_ep *ep = ucs_derived_of(tl_ep, struct uct_krcore_ep);
 	ucs_status_t status;
 
-	if (opcode != UCT_ATOMIC_OP_ADD)
+	if (opcode == UCT_ATOMIC_OP_ADD)
+		status = atomic(ep, KRCORE_WR_ATOMIC_FAA, value, 0,
+				remote_addr, rkey, result, comp);
+	else if (amo_emulated(opcode))
+		status = atomic_loop(ep, (uint8_t)opcode, 8, value, 0,
+				     remote_addr, rkey, result, comp);
+	else
 		return UCS_ERR_UNSUPPORTED;
-	status = atomic(ucs_derived_of(tl_ep, struct uct_krcore_ep),
-			KRCORE_WR_ATOMIC_FAA, value, 0, remote_addr, rkey,
-			result, comp);
 	return status == UCS_OK ? UCS_INPROGRESS : status;
 }
 
@@ -460,6 +654,48 @@ ucs_status_t uct_krcore_ep_atomic_cswap64(uct_ep_h tl_ep, uint64_t compare,
 	return status == UCS_OK ? UCS_INPROGRESS : status;
 }
 
+ucs_status_t uct_krcore_ep_atomic32_post(uct_ep_h tl_ep, unsigned int opcode,
+					 uint32_t value, uint64_t remote_addr,
+					 uct_rkey_t rkey)
+{
+	if (opcode != UCT_ATOMIC_OP_ADD && !amo_emulated(opcode))
+		return UCS_ERR_UNSUPPORTED;
+	if (opcode == UCT_ATOMIC_OP_SWAP)
+		return UCS_ERR_UNSUPPORTED;
+	return atomic_loop(ucs_derived_of(tl_ep, struct uct_krcore_ep),
+			   (uint8_t)opcode, 4, value, 0, remote_addr, rkey,
+			   NULL, NULL);
+}
+
+ucs_status_t uct_krcore_ep_atomic32_fetch(uct_ep_h tl_ep, unsigned int opcode,
+					  uint32_t value, uint32_t *result,
+					  uint64_t remote_addr,
+					  uct_rkey_t rkey,
+					  uct_completion_t *comp)
+{
+	ucs_status_t status;
+
+	if (opcode != UCT_ATOMIC_OP_ADD && !amo_emulated(opcode))
+		return UCS_ERR_UNSUPPORTED;
+	status = atomic_loop(ucs_derived_of(tl_ep, struct uct_krcore_ep),
+			     (uint8_t)opcode, 4, value, 0, remote_addr, rkey,
+			     result, comp);
+	return status == UCS_OK ? UCS_INPROGRESS : status;
+}
+
+ucs_status_t uct_krcore_ep_atomic_cswap32(uct_ep_h tl_ep, uint32_t compare,
+					  uint32_t swap, uint64_t remote_addr,
+					  uct_rkey_t rkey, uint32_t *result,
+					  uct_completion_t *comp)
+{
+	ucs_status_t status;
+
+	status = atomic_loop(ucs_derived_of(tl_ep, struct uct_krcore_ep),
+			     UCT_ATOMIC_OP_CSWAP, 4, swap, compare,
+			     remote_addr, rkey, result, comp);
+	return status == UCS_OK ? UCS_INPROGRESS : status;
+}
+
 /* Completions, flush, fence, pending ----------------------------------- */
 
 void uct_krcore_ep_complete(struct uct_krcore_iface *iface,
@@ -470,6 +706,14 @@ void uct_krcore_ep_complete(struct uct_krcore_iface *iface,
 	struct uct_krcore_ep *ep = d->ep;
 	ucs_status_t status = uct_krcore_wc_status(cqe->status);
 
+	/* a CAS of a loop: the next one, or the operation's end */
+	if (d->kind == UCT_KRCORE_OP_CAS_LOOP && ep) {
+		if (status == UCS_OK && ep->error == UCS_OK)
+			status = amo_step(ep, d);
+		if (status == UCS_INPROGRESS)
+			return;
+		ep->loops--;
+	}
 	if (ep) {
 		ep->done++;
 		iface->outstanding--;
@@ -534,6 +778,8 @@ unsigned int uct_krcore_ep_progress(struct uct_krcore_iface *iface,
 			uct_krcore_ep_complete(iface, &cqes[i]);
 		if (k > 0)
 			n += (unsigned int)k;
+		if (ep->amo_wait)
+			amo_post_waiting(ep);
 	}
 	while (!ucs_queue_is_empty(&ep->flushq)) {
 		f = ucs_queue_head_elem_non_empty(&ep->flushq,
@@ -672,6 +918,8 @@ static UCS_CLASS_INIT_FUNC(uct_krcore_ep_t, const uct_ep_params_t *params)
 	self->blocked = 0;
 	self->error_reported = 0;
 	self->active = 0;
+	self->amo_wait = NULL;
+	self->loops = 0;
 	ucs_queue_head_init(&self->flushq);
 	ucs_queue_head_init(&self->pending);
 	self->error = UCS_OK;
@@ -707,6 +955,7 @@ static UCS_CLASS_CLEANUP_FUNC(uct_krcore_ep_t)
 		ucs_free(f);
 	ucs_list_del(&self->list);
 	ep_deactivate(self);
+	self->amo_wait = NULL;	/* their descriptors point at it: below */
 	/* closing the VQ ends its requests: take their descriptors back */
 	krc_vq_close(self->vq);
 	for (i = 0; i < 2 * iface->nsegs; i++) {

@@ -115,11 +115,20 @@ static ucs_status_t uct_krcore_iface_query(uct_iface_h tl_iface,
 	attr->cap.am.max_hdr = 0;
 	attr->cap.am.max_iov = 1;
 
-	attr->cap.atomic64.op_flags = UCS_BIT(UCT_ATOMIC_OP_ADD);
-	attr->cap.atomic64.fop_flags = UCS_BIT(UCT_ATOMIC_OP_ADD) |
+	/*
+	 * RDMA's fetch-and-add and compare-and-swap, and the others as
+	 * compare-and-swap loops (krcore_ep.c): UCP then takes the device's
+	 * atomics, with no remote CPU, instead of its AM emulation.
+	 */
+	attr->cap.atomic64.op_flags = UCS_BIT(UCT_ATOMIC_OP_ADD) |
+				      UCS_BIT(UCT_ATOMIC_OP_AND) |
+				      UCS_BIT(UCT_ATOMIC_OP_OR) |
+				      UCS_BIT(UCT_ATOMIC_OP_XOR);
+	attr->cap.atomic64.fop_flags = attr->cap.atomic64.op_flags |
+				       UCS_BIT(UCT_ATOMIC_OP_SWAP) |
 				       UCS_BIT(UCT_ATOMIC_OP_CSWAP);
-	attr->cap.atomic32.op_flags = 0;
-	attr->cap.atomic32.fop_flags = 0;
+	attr->cap.atomic32.op_flags = attr->cap.atomic64.op_flags;
+	attr->cap.atomic32.fop_flags = attr->cap.atomic64.fop_flags;
 
 	/*
 	 * Estimates of a hardware RNIC behind the kernel (UCP compares
@@ -455,6 +464,9 @@ static uct_iface_ops_t uct_krcore_iface_ops = {
 	.ep_atomic_cswap64 = uct_krcore_ep_atomic_cswap64,
 	.ep_atomic64_post = uct_krcore_ep_atomic64_post,
 	.ep_atomic64_fetch = uct_krcore_ep_atomic64_fetch,
+	.ep_atomic_cswap32 = uct_krcore_ep_atomic_cswap32,
+	.ep_atomic32_post = uct_krcore_ep_atomic32_post,
+	.ep_atomic32_fetch = uct_krcore_ep_atomic32_fetch,
 	.ep_pending_add = uct_krcore_ep_pending_add,
 	.ep_pending_purge = uct_krcore_ep_pending_purge,
 	.ep_flush = uct_krcore_ep_flush,

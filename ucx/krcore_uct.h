@@ -97,6 +97,19 @@ enum uct_krcore_kind {
 	UCT_KRCORE_OP_GET_BCOPY,	/* unpack then comp */
 	UCT_KRCORE_OP_FETCH,		/* 8 bytes to *result, then comp */
 	UCT_KRCORE_OP_AM,
+	UCT_KRCORE_OP_CAS_LOOP,		/* an atomic RDMA has not: CAS again */
+};
+
+/* An atomic done as compare-and-swaps (krcore_ep.c), as it goes. */
+struct uct_krcore_amo {
+	uint64_t raddr;			/* the aligned 8 bytes that hold it */
+	uint64_t operand;
+	uint64_t compare;		/* CSWAP32 */
+	uint64_t guess;			/* what the last CAS compared with */
+	uint32_t rkey;
+	uint8_t op;			/* UCT_ATOMIC_OP_* */
+	uint8_t size;			/* 4 or 8 */
+	uint8_t shift;			/* of a 4-byte word in the 8: 0, 32 */
 };
 
 struct uct_krcore_ep;
@@ -107,7 +120,8 @@ struct uct_krcore_desc {
 	uct_completion_t *comp;
 	uct_unpack_callback_t unpack;
 	void *arg;
-	uint64_t *result;
+	void *result;			/* FETCH: 8 bytes; CAS_LOOP: @amo.size */
+	struct uct_krcore_amo amo;	/* CAS_LOOP */
 	uint32_t length;
 	uint8_t kind;
 	uint8_t has_buf;
@@ -158,6 +172,9 @@ struct uct_krcore_ep {
 	uint8_t error_reported;
 	uint8_t active;
 	uint16_t peer_port;
+	/* CAS loops whose next CAS found the VQ full: posted from progress */
+	struct uct_krcore_desc *amo_wait;
+	uint32_t loops;			/* CAS loops not done: a fence waits */
 };
 
 typedef struct uct_krcore_iface uct_krcore_iface_t;
@@ -220,6 +237,18 @@ ucs_status_t uct_krcore_ep_atomic64_fetch(uct_ep_h tl_ep,
 ucs_status_t uct_krcore_ep_atomic_cswap64(uct_ep_h tl_ep, uint64_t compare,
 					  uint64_t swap, uint64_t remote_addr,
 					  uct_rkey_t rkey, uint64_t *result,
+					  uct_completion_t *comp);
+ucs_status_t uct_krcore_ep_atomic32_post(uct_ep_h tl_ep, unsigned int opcode,
+					 uint32_t value, uint64_t remote_addr,
+					 uct_rkey_t rkey);
+ucs_status_t uct_krcore_ep_atomic32_fetch(uct_ep_h tl_ep, unsigned int opcode,
+					  uint32_t value, uint32_t *result,
+					  uint64_t remote_addr,
+					  uct_rkey_t rkey,
+					  uct_completion_t *comp);
+ucs_status_t uct_krcore_ep_atomic_cswap32(uct_ep_h tl_ep, uint32_t compare,
+					  uint32_t swap, uint64_t remote_addr,
+					  uct_rkey_t rkey, uint32_t *result,
 					  uct_completion_t *comp);
 ucs_status_t uct_krcore_ep_flush(uct_ep_h tl_ep, unsigned int flags,
 				 uct_completion_t *comp);

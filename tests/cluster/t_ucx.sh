@@ -4,7 +4,8 @@
 # Debian's ucx_info lists the krcore transport with its capabilities (and
 # does not without the module); Debian's ucx_perftest runs its UCT-level
 # tests (active messages short and bcopy, put short/bcopy/zcopy, get
-# bcopy/zcopy, atomic add, fetch-add, compare-and-swap) and its UCP-level
+# bcopy/zcopy, atomic add, fetch-add, compare-and-swap, and swap and a
+# 32-bit fetch-add as compare-and-swap loops) and its UCP-level
 # tests (tag, stream, put, get, atomics, AM, eager and
 # rendezvous sizes)
 # between the two nodes with UCX restricted to krcore (and self): every
@@ -33,8 +34,10 @@ LD_PRELOAD=$MOD ucx_info -d >"$KRC_RUN/info.$KRC_NODE" 2>&1
 sed -n '/Transport: krcore/,/error handling/p' "$KRC_RUN/info.$KRC_NODE"
 for cap in "Transport: krcore" "connection: to iface" \
 	"am_short: <= 4080" "am_bcopy: <= 4080" "put_zcopy: <= 1G, up to 4 iov" \
-	"get_zcopy: <= 1G, up to 4 iov" "atomic_fadd: 64 bit" \
-	"atomic_cswap: 64 bit" "device address: 16 bytes" \
+	"get_zcopy: <= 1G, up to 4 iov" "atomic_add: 32, 64 bit" \
+	"atomic_fadd: 32, 64 bit" "atomic_fxor: 32, 64 bit" \
+	"atomic_swap: 32, 64 bit" \
+	"atomic_cswap: 32, 64 bit" "device address: 16 bytes" \
 	"iface address: 2 bytes" "error handling: peer failure, ep_check"; do
 	check "ucx_info -d: $cap" \
 		'grep -q "^# *$cap\$" "$KRC_RUN/info.$KRC_NODE"'
@@ -88,6 +91,8 @@ perf get_zcopy -t get -x krcore -d krcore -D zcopy -s 65536
 perf add_lat -t add_lat -x krcore -d krcore
 perf fadd -t fadd -x krcore -d krcore
 perf cswap -t cswap -x krcore -d krcore
+perf swap -t swap -x krcore -d krcore
+perf fadd32 -t fadd -x krcore -d krcore -s 4
 
 # UCP level: UCX chooses among krcore and self (UCX_TLS)
 perf tag_lat -t tag_lat
@@ -101,6 +106,7 @@ perf ucp_get -t ucp_get -s 65536
 perf ucp_add -t ucp_add
 perf ucp_fadd -t ucp_fadd
 perf ucp_cswap -t ucp_cswap
+perf ucp_swap -t ucp_swap
 perf ucp_am_lat -t ucp_am_lat
 perf ucp_am_bw -t ucp_am_bw -s 100000
 
@@ -138,6 +144,11 @@ check "ucx_check $role: every check passed (exit 0)" '[ $ck_rc = 0 ]'
 check "ucx_check $role: no FAIL line" '! grep -q "^FAIL: " "$KRC_RUN/check.$role"'
 check "ucx_check $role: its summary says 0 failed" \
 	'grep -q "^ucx_check: $role [0-9]* checks, 0 failed$" "$KRC_RUN/check.$role"'
+if [ "$KRC_NODE" = 0 ]; then
+	# UCP's own lanes: atomics on krcore's device lane, not emulated
+	check "UCP's atomics go to krcore's device atomics (an amo lane on krcore)" \
+		'grep -qE "lane\[[0-9]+\]: .*krcore/krcore.* amo#0" "$KRC_RUN/check.client"'
+fi
 
 barrier done
 check "module unloads (every VQ of UCX closed)" krc_unload

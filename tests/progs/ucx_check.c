@@ -55,6 +55,9 @@
 #define N_AM		3
 #define N_ADDS		100
 #define CSWAP_NEW	12345
+#define AMO_W64		64	/* the words of the CAS-loop atomics */
+#define AMO_W32		72
+#define AMO_RACE	20
 
 /* Tags of the messages: one per step, so that none matches another's. */
 enum {
@@ -437,6 +440,142 @@ static void amo_client(uint64_t base, ucp_rkey_h rkey)
 	set_step("%s", "");
 }
 
+/*
+ * The atomics RDMA has no verb for, which krcore does as compare-and-swap
+ * loops: 64-bit swap, and, or, xor; 32-bit add, swap and cswap on both
+ * halves of one 8-byte word. Many at once on one word, so that the CASes
+ * race and loop; every fetched value and the words' last values checked
+ * against a model.
+ */
+static void *amo32(ucp_atomic_op_t op, const uint32_t *val, uint32_t *reply,
+		   uint64_t raddr, ucp_rkey_h rkey)
+{
+	ucp_request_param_t prm = {
+		.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
+		.datatype = ucp_dt_make_contig(sizeof(uint32_t)),
+	};
+
+	if (reply) {
+		prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+		prm.reply_buffer = reply;
+	}
+	return ucp_atomic_op_nbx(ep, op, val, 1, raddr, rkey, &prm);
+}
+
+/* Wait for @n requests; the number that failed, the first's status. */
+static unsigned int wait_all(void **reqs, unsigned int n, const char *what,
+			     ucs_status_t *first)
+{
+	unsigned int i, nbad = 0;
+	ucs_status_t st;
+
+	for (i = 0; i < n; i++) {
+		st = wait_req(reqs[i], what, OP_TIMEOUT, NULL);
+		if (st != UCS_OK && !nbad++)
+			*first = st;
+	}
+	return nbad;
+}
+
+static void amo_loop_client(uint64_t base, ucp_rkey_h rkey)
+{
+	static const char what64[] =
+		"amo 64-bit swap, and, or, xor, 20 ors at once";
+	static const char what32[] =
+		"amo 32-bit: 20 adds on each half at once, swap, cswap";
+	uint64_t w64 = base + AMO_W64, w32 = base + AMO_W32;
+	uint64_t word = 0, v, got[4], bit[AMO_RACE];
+	uint32_t one = 1, two = 2, v32, r32[3], c32;
+	void *reqs[2 * AMO_RACE];
+	ucs_status_t st = UCS_OK;
+	unsigned int i, nbad;
+
+	phase = what64;
+	v = 0x1234;
+	word = 0xf0f0;
+	if (put(&word, sizeof(word), w64, rkey, what64) != UCS_OK ||
+	    put(&word, sizeof(word), w32, rkey, what64) != UCS_OK ||
+	    flush_ep(what64) != UCS_OK) {
+		fail(what64, "the words not set");
+		return;
+	}
+	/* swap 0x1234 (gets 0xf0f0), and 0xff0 (0x230), or 0x5 (0x235), xor */
+	v = 0x1234;
+	st = wait_req(amo(UCP_ATOMIC_OP_SWAP, &v, &got[0], w64, rkey), what64,
+		      OP_TIMEOUT, NULL);
+	v = 0xff0;
+	if (st == UCS_OK)
+		st = wait_req(amo(UCP_ATOMIC_OP_AND, &v, &got[1], w64, rkey),
+			      what64, OP_TIMEOUT, NULL);
+	v = 0x5;
+	if (st == UCS_OK)
+		st = wait_req(amo(UCP_ATOMIC_OP_OR, &v, &got[2], w64, rkey),
+			      what64, OP_TIMEOUT, NULL);
+	v = 0xffff000000000000ULL;
+	if (st == UCS_OK)
+		st = wait_req(amo(UCP_ATOMIC_OP_XOR, &v, &got[3], w64, rkey),
+			      what64, OP_TIMEOUT, NULL);
+	/* then 20 ors of one bit each, all in flight at once, no reply */
+	for (i = 0; st == UCS_OK && i < AMO_RACE; i++) {
+		bit[i] = 1ULL << (16 + i);
+		reqs[i] = amo(UCP_ATOMIC_OP_OR, &bit[i], NULL, w64, rkey);
+	}
+	nbad = st == UCS_OK ? wait_all(reqs, AMO_RACE, what64, &st) : 1;
+	if (!nbad)
+		st = flush_ep(what64);
+	word = 0;
+	if (!nbad && st == UCS_OK)
+		st = get(&word, sizeof(word), w64, rkey, what64);
+	if (nbad || st != UCS_OK)
+		fail(what64, "%u failed: %s", nbad, ucs_status_string(st));
+	else if (got[0] != 0xf0f0 || got[1] != 0x1234 || got[2] != 0x230 ||
+		 got[3] != 0x235 ||
+		 word != (0xffff000000000235ULL | 0xfffffULL << 16))
+		fail(what64, "fetched %#" PRIx64 " %#" PRIx64 " %#" PRIx64
+		     " %#" PRIx64 ", the word %#" PRIx64, got[0], got[1],
+		     got[2], got[3], word);
+	else
+		pass(what64);
+
+	/* the 8 bytes at w32 hold 0xf0f0: low half 0xf0f0, high half 0 */
+	phase = what32;
+	for (i = 0; i < AMO_RACE; i++) {
+		reqs[2 * i] = amo32(UCP_ATOMIC_OP_ADD, &one, NULL, w32, rkey);
+		reqs[2 * i + 1] = amo32(UCP_ATOMIC_OP_ADD, &two, NULL, w32 + 4,
+					rkey);
+	}
+	nbad = wait_all(reqs, 2 * AMO_RACE, what32, &st);
+	if (!nbad)
+		st = flush_ep(what32);
+	v32 = 5;
+	if (!nbad && st == UCS_OK)	/* low: 0xf0f0 + 20 -> 5 */
+		st = wait_req(amo32(UCP_ATOMIC_OP_SWAP, &v32, &r32[0], w32,
+				    rkey), what32, OP_TIMEOUT, NULL);
+	c32 = 2 * AMO_RACE;
+	r32[1] = 7;		/* the reply buffer: the value swapped in */
+	if (!nbad && st == UCS_OK)	/* high: 40 -> 7 */
+		st = wait_req(amo32(UCP_ATOMIC_OP_CSWAP, &c32, &r32[1],
+				    w32 + 4, rkey), what32, OP_TIMEOUT, NULL);
+	c32 = 99;
+	r32[2] = 8;
+	if (!nbad && st == UCS_OK)	/* high: 7, not 99: unchanged */
+		st = wait_req(amo32(UCP_ATOMIC_OP_CSWAP, &c32, &r32[2],
+				    w32 + 4, rkey), what32, OP_TIMEOUT, NULL);
+	if (!nbad && st == UCS_OK)
+		st = flush_ep(what32);
+	word = 0;
+	if (!nbad && st == UCS_OK)
+		st = get(&word, sizeof(word), w32, rkey, what32);
+	if (nbad || st != UCS_OK)
+		fail(what32, "%u failed: %s", nbad, ucs_status_string(st));
+	else if (r32[0] != 0xf0f0 + AMO_RACE || r32[1] != 2 * AMO_RACE ||
+		 r32[2] != 7 || word != (7ULL << 32 | 5))
+		fail(what32, "fetched %#x %#x %#x, the word %#" PRIx64,
+		     r32[0], r32[1], r32[2], word);
+	else
+		pass(what32);
+}
+
 /* 4. Active messages --------------------------------------------------- */
 
 /* The header of active message @i: its index and its size. */
@@ -726,8 +865,11 @@ static void run_client(const char *dir, ucp_address_t *addr, size_t addr_len)
 	write_info(dir, "client.info", 0, NULL, 0, addr, addr_len);
 
 	tag_client();
+	/* UCP's lanes to the server, wired up by now (t_ucx reads them) */
+	ucp_ep_print_info(ep, stdout);
 	rma_client(h.buf_addr, rkey);
 	amo_client(h.buf_addr, rkey);
+	amo_loop_client(h.buf_addr, rkey);
 	am_client();
 	/* an rkey goes before the endpoint it was unpacked on */
 	ucp_rkey_destroy(rkey);

@@ -285,7 +285,8 @@ void ucx_init(ucp_address_t **addr, size_t *addr_len)
 	ucp_params_t p = {
 		.field_mask = UCP_PARAM_FIELD_FEATURES,
 		.features = UCP_FEATURE_TAG | UCP_FEATURE_RMA |
-			    UCP_FEATURE_AMO64 | UCP_FEATURE_AM,
+			    UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 |
+			    UCP_FEATURE_AM,
 	};
 	ucp_worker_params_t wp = {
 		.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
