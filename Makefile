@@ -48,8 +48,11 @@ UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # files and the table of common/kvs.c, which is not part of libkrcore.
 KVS_BACKENDS := bench/kvs_krcore.c bench/kvs_verbs.c
 KVS_OBJS    := $(BUILD)/obj/common/kvs.o
-BENCH_SRCS  := $(filter-out $(KVS_BACKENDS),$(wildcard bench/*.c))
-BENCH_BINS  := $(BENCH_SRCS:bench/%.c=$(BUILD)/bin/%)
+# The UCX benchmark's programs (bench/ucx.sh) link UCX or Open MPI, not libkrcore.
+UCX_BENCH_SRCS := bench/ucx_bench.c bench/mpi_bench.c
+BENCH_SRCS  := $(filter-out $(KVS_BACKENDS) $(UCX_BENCH_SRCS),$(wildcard bench/*.c))
+BENCH_BINS  := $(BENCH_SRCS:bench/%.c=$(BUILD)/bin/%) \
+	       $(UCX_BENCH_SRCS:bench/%.c=$(BUILD)/bin/%)
 RPC_EXAMPLES := $(BUILD)/bin/krc_rpc_echo $(BUILD)/bin/krc_rpc_counter \
 		$(BUILD)/bin/krc_rpc_once
 LMR_EXAMPLES := $(BUILD)/bin/krc_lmr_memset $(BUILD)/bin/krc_lmr_counter \
@@ -59,7 +62,7 @@ EXAMPLES    := $(BUILD)/bin/krc_example $(BUILD)/bin/readme_read8 $(RPC_EXAMPLES
 PROG_SRCS   := $(wildcard tests/progs/*.c)
 PROG_BINS   := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/tests/%)
 
-.PHONY: ucx install-ucx demo-kvs demo-serverless demo-basics mutants all module lib tools unit benches bench bench-quick bench-rpc bench-lmr bench-publish deps demo test install clean fuzz ready \
+.PHONY: ucx install-ucx demo-kvs demo-serverless demo-basics mutants all module lib tools unit benches bench bench-quick bench-rpc bench-lmr bench-ucx bench-publish deps demo test install clean fuzz ready \
 	test-passive-loop soak test-debug debug-kernel install-dkms deb
 all: module lib tools unit benches ucx
 
@@ -312,6 +315,31 @@ bench-lmr: all
 	cat $(BUILD)/bench/lmr/summary.txt; \
 	exit $$rc
 
+# UCX over krcore beside UCX over tcp (issue 28, bench/ucx.sh): on two
+# nodes a new process's first put and first AM reply in phases (krcore
+# cold and pooled), endpoints per second, ucx_perftest's latency and
+# bandwidth, rc_verbs/ud_verbs tried; on four nodes MPI_Init and a first
+# MPI_Alltoall. Node0's "ucx_bench:", "ratio:" and "note:" lines of both
+# runs, with the commit and date, in build/bench/ucx/summary.txt; the plots
+# (bench/ucx_plot.sh) in build/bench/ucx-results. Knobs: KRC_BENCH_UCX_*.
+bench-ucx: all
+	rm -rf $(BUILD)/bench/ucx $(BUILD)/bench/ucx-mpi $(BUILD)/bench/ucx-results
+	@mkdir -p $(BUILD)/bench
+	tools/krcluster -n 2 -t 1200 -p -o $(BUILD)/bench/ucx -- sh bench/ucx.sh \
+		>$(BUILD)/bench/ucx.log 2>&1; rc=$$?; \
+	tools/krcluster -n 4 -t 900 -p -o $(BUILD)/bench/ucx-mpi -- sh bench/ucx.sh mpi \
+		>$(BUILD)/bench/ucx-mpi.log 2>&1 || rc=1; \
+	tail -n 3 $(BUILD)/bench/ucx.log $(BUILD)/bench/ucx-mpi.log; \
+	{ echo "commit $$(git describe --always --dirty 2>/dev/null || echo unknown)"; \
+	  echo "date $$(date -u '+%Y-%m-%d %H:%M UTC')"; \
+	  echo "testbed: qemu TCG nodes, Soft-RoCE (rdma_rxe); compare ratios, not times"; \
+	  cat $(BUILD)/bench/ucx/ucx_bench.out $(BUILD)/bench/ucx-mpi/ucx_bench.out 2>/dev/null | \
+		grep -a '^ucx_bench:\|^ratio:\|^note:'; } >$(BUILD)/bench/ucx-summary.tmp; \
+	mv $(BUILD)/bench/ucx-summary.tmp $(BUILD)/bench/ucx/summary.txt; \
+	sh bench/ucx_plot.sh $(BUILD)/bench/ucx/summary.txt $(BUILD)/bench/ucx-results || rc=1; \
+	cat $(BUILD)/bench/ucx/summary.txt; \
+	exit $$rc
+
 # The last make bench's results under docs/results (README.md with every
 # figure, its ratios and its plot; bench/publish.sh), with the last make
 # demo's report and plots if there is one.
@@ -522,6 +550,16 @@ $(BUILD)/tests/meta_forge: tests/progs/meta_forge.c $(BUILD)/lib/libkrcore.a
 
 # The MPI program of t_mpi (docs/ucx.md), with Debian's Open MPI.
 $(BUILD)/tests/mpi_check: tests/progs/mpi_check.c
+	@mkdir -p $(dir $@)
+	mpicc -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $<
+
+# The UCX benchmark (bench/ucx.sh): a UCP program that links Debian's UCX
+# only, and an MPI program built with Debian's Open MPI.
+$(BUILD)/bin/ucx_bench: bench/ucx_bench.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< -lucp -lucs
+
+$(BUILD)/bin/mpi_bench: bench/mpi_bench.c
 	@mkdir -p $(dir $@)
 	mpicc -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $<
 
