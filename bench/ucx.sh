@@ -34,7 +34,7 @@
 # KRC_BENCH_UCX_EPS_REPS (3) processes per transport,
 # KRC_BENCH_UCX_LAT_N (200) latency iterations, KRC_BENCH_UCX_BW_N (50)
 # bandwidth iterations, KRC_BENCH_UCX_VERBS (1; 0: skip rc/ud_verbs),
-# KRC_BENCH_UCX_MPI_K (1) mpiruns per transport.
+# KRC_BENCH_UCX_MPI_K (2) mpiruns per transport.
 . "$KRC_REPO/tests/cluster/lib.sh"
 MOD=$KRC_REPO/build/ucx/libuct_krcore.so
 UB=$KRC_BIN/ucx_bench
@@ -47,7 +47,7 @@ EPS_REPS=${KRC_BENCH_UCX_EPS_REPS:-3}
 LAT_N=${KRC_BENCH_UCX_LAT_N:-200}
 BW_N=${KRC_BENCH_UCX_BW_N:-50}
 VERBS=${KRC_BENCH_UCX_VERBS:-1}
-MPI_K=${KRC_BENCH_UCX_MPI_K:-1}
+MPI_K=${KRC_BENCH_UCX_MPI_K:-2}
 PART=${1:-main}
 export UCX_LOG_LEVEL=warn
 
