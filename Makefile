@@ -325,6 +325,8 @@ bench-lmr: all
 bench-ucx: all
 	rm -rf $(BUILD)/bench/ucx $(BUILD)/bench/ucx-mpi $(BUILD)/bench/ucx-results
 	@mkdir -p $(BUILD)/bench
+	@echo "host: $$(nproc) CPUs, load at start $$(cut -d' ' -f1-3 /proc/loadavg)" \
+		>$(BUILD)/bench/ucx-host
 	tools/krcluster -n 2 -t 1200 -p -o $(BUILD)/bench/ucx -- sh bench/ucx.sh \
 		>$(BUILD)/bench/ucx.log 2>&1; rc=$$?; \
 	tools/krcluster -n 4 -t 900 -p -o $(BUILD)/bench/ucx-mpi -- sh bench/ucx.sh mpi \
@@ -333,6 +335,7 @@ bench-ucx: all
 	{ echo "commit $$(git describe --always --dirty 2>/dev/null || echo unknown)"; \
 	  echo "date $$(date -u '+%Y-%m-%d %H:%M UTC')"; \
 	  echo "testbed: qemu TCG nodes, Soft-RoCE (rdma_rxe); compare ratios, not times"; \
+	  echo "$$(cat $(BUILD)/bench/ucx-host), at end $$(cut -d' ' -f1-3 /proc/loadavg)"; \
 	  cat $(BUILD)/bench/ucx/ucx_bench.out $(BUILD)/bench/ucx-mpi/ucx_bench.out 2>/dev/null | \
 		grep -a '^ucx_bench:\|^ratio:\|^note:'; } >$(BUILD)/bench/ucx-summary.tmp; \
 	mv $(BUILD)/bench/ucx-summary.tmp $(BUILD)/bench/ucx/summary.txt; \

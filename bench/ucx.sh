@@ -29,7 +29,7 @@
 #
 # Knobs (small defaults: about 10 minutes for both parts on a 2-core
 # host): KRC_BENCH_UCX_K (5) new processes per transport and operation,
-# KRC_BENCH_UCX_COLD (4, alternately put and am; 0: none),
+# KRC_BENCH_UCX_COLD (6, alternately put and am; 0: none),
 # KRC_BENCH_UCX_PEERS (16) workers for endpoints per second,
 # KRC_BENCH_UCX_EPS_REPS (3) processes per transport,
 # KRC_BENCH_UCX_LAT_N (200) latency iterations, KRC_BENCH_UCX_BW_N (50)
@@ -41,7 +41,7 @@ UB=$KRC_BIN/ucx_bench
 D=$KRC_RUN/ucx
 OUT=$KRC_RUN/ucx_bench.out
 K=${KRC_BENCH_UCX_K:-5}
-COLD=${KRC_BENCH_UCX_COLD:-4}
+COLD=${KRC_BENCH_UCX_COLD:-6}
 PEERS=${KRC_BENCH_UCX_PEERS:-16}
 EPS_REPS=${KRC_BENCH_UCX_EPS_REPS:-3}
 LAT_N=${KRC_BENCH_UCX_LAT_N:-200}
@@ -63,10 +63,17 @@ ucx() {
 	env LD_PRELOAD="$MOD" UCX_TLS="$u_tl,self" "$@"
 }
 
-# med FILE KEY: the median of KEY= over the lines of FILE.
+# med FILE KEY: the median of KEY= over the lines of FILE (of an even
+# count, the mean of the middle two).
 med() {
 	sed -n "s/.* $2=\([0-9.]*\).*/\1/p" "$1" | sort -n |
-		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
+		awk '{ v[NR] = $1 }
+		END {
+			if (NR % 2)
+				print v[(NR + 1) / 2]
+			else if (NR)
+				printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2
+		}'
 }
 
 # rc_state: how many RCs node0's krcore has to node1 ("none": not a peer).
