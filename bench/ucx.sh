@@ -23,7 +23,8 @@
 # With the argument "mpi" (four nodes): mpirun on node0 starts a rank on
 # each node through tools/krc-rsh; bench/mpi_bench times MPI_Init and a
 # first MPI_Alltoall from inside the ranks (the max over the ranks),
-# krcore and tcp alternately, KRC_BENCH_UCX_MPI_K times each.
+# krcore and tcp alternately (krcore's first mpirun meets no RC between
+# the nodes: a cold start), KRC_BENCH_UCX_MPI_K times each.
 # Each part ends with its "ratio:" lines (medians), the target and
 # whether the ratio carries over to hardware.
 #
@@ -34,7 +35,7 @@
 # KRC_BENCH_UCX_EPS_REPS (3) processes per transport,
 # KRC_BENCH_UCX_LAT_N (200) latency iterations, KRC_BENCH_UCX_BW_N (50)
 # bandwidth iterations, KRC_BENCH_UCX_VERBS (1; 0: skip rc/ud_verbs),
-# KRC_BENCH_UCX_MPI_K (2) mpiruns per transport.
+# KRC_BENCH_UCX_MPI_K (3) mpiruns per transport.
 . "$KRC_REPO/tests/cluster/lib.sh"
 MOD=$KRC_REPO/build/ucx/libuct_krcore.so
 UB=$KRC_BIN/ucx_bench
@@ -47,7 +48,7 @@ EPS_REPS=${KRC_BENCH_UCX_EPS_REPS:-3}
 LAT_N=${KRC_BENCH_UCX_LAT_N:-200}
 BW_N=${KRC_BENCH_UCX_BW_N:-50}
 VERBS=${KRC_BENCH_UCX_VERBS:-1}
-MPI_K=${KRC_BENCH_UCX_MPI_K:-2}
+MPI_K=${KRC_BENCH_UCX_MPI_K:-3}
 PART=${1:-main}
 export UCX_LOG_LEVEL=warn
 
@@ -219,7 +220,11 @@ if [ "$PART" = mpi ]; then
 		say "ucx_bench: mpi run ranks=$KRC_NODES reps=$MPI_K"
 		say "ucx_bench: mpi node0's RCs to node1 before the first mpirun: $(rc_state)"
 		for rep in $(seq 1 "$MPI_K"); do
-			for tl in krcore tcp; do
+			# which goes first alternates (the host's load drifts)
+			order="krcore tcp"
+			[ $((rep % 2)) = 0 ] && order="tcp krcore"
+			for tl in $order; do
+				before=$(rc_state)
 				timeout 400 mpirun --allow-run-as-root -np "$KRC_NODES" \
 					--host "$hosts" \
 					--mca plm_rsh_agent "$KRC_REPO/tools/krc-rsh" \
@@ -233,7 +238,7 @@ if [ "$PART" = mpi ]; then
 					"$KRC_BIN/mpi_bench" >"$D/mpi.$tl.$rep" 2>&1 ||
 					{ fail "mpirun $tl $rep"; cat "$D/mpi.$tl.$rep"; }
 				ml=$(grep '^mpi_bench:' "$D/mpi.$tl.$rep")
-				[ -n "$ml" ] && say "ucx_bench: mpi tls=$tl rep=$rep ${ml#mpi_bench: }"
+				[ -n "$ml" ] && say "ucx_bench: mpi tls=$tl rep=$rep rc_node0_to_node1_before=$before ${ml#mpi_bench: }"
 				grep "^mpi_bench:" "$D/mpi.$tl.$rep" >>"$D/mpi.$tl"
 			done
 		done
