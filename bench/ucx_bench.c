@@ -24,12 +24,14 @@
  *               an LD_PRELOAD'ed transport) up to main();
  *   init_us     ucp_init (the transports' resources, memory domains);
  *   worker_us   ucp_worker_create (interfaces, addresses);
+ *   startup_us  the two, UCX's own start-up;
  *   ep_us       ucp_ep_create to worker 0 (and, for put, the rkey's
  *               unpacking);
  *   op_us       put: an 8 B ucp_put_nbx and ucp_ep_flush_nbx completed;
  *               am: an 8 B AM request (UCP_AM_SEND_FLAG_REPLY) until
  *               the server's reply AM ran its handler here;
- *   total_us    from before the fork to that completion;
+ *   total_us    from before the fork to that completion (reading
+ *               NAME.info, between main() and ucp_init, included);
  * the process then closes its endpoint and exits.
  *
  * eps: after its own start-up, creates an endpoint to every worker of
