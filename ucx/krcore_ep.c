@@ -489,6 +489,8 @@ static ucs_status_t amo_step(struct uct_krcore_ep *ep,
 
 	memcpy(&old, d->buf, sizeof(old));
 	if (old != d->amo.guess && amo_next(&d->amo, old, &next)) {
+		if (ep->error != UCS_OK)
+			return ep->error;	/* no more CASes on it */
 		d->amo.guess = old;
 		ret = amo_post_cas(ep, d);
 		if (ret == 1)
@@ -507,7 +509,7 @@ static ucs_status_t amo_step(struct uct_krcore_ep *ep,
 	return UCS_OK;
 }
 
-/* The CASes that found no room: again, in the order they came. */
+/* The CASes that found no room: again. */
 static void amo_post_waiting(struct uct_krcore_ep *ep)
 {
 	struct uct_krcore_desc *d;
@@ -708,7 +710,7 @@ void uct_krcore_ep_complete(struct uct_krcore_iface *iface,
 
 	/* a CAS of a loop: the next one, or the operation's end */
 	if (d->kind == UCT_KRCORE_OP_CAS_LOOP && ep) {
-		if (status == UCS_OK && ep->error == UCS_OK)
+		if (status == UCS_OK)
 			status = amo_step(ep, d);
 		if (status == UCS_INPROGRESS)
 			return;
