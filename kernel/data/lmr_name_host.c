@@ -247,7 +247,16 @@ void krc_lmrh_on_lookup(struct krc_peer *peer, const struct krc_ctrl_msg *m)
 	struct krc_name_entry e;
 	int ret;
 
-	ret = krc_names_lookup(m->name, &e);
+	/*
+	 * The table is in the node page, freed when the node stops: only
+	 * while the host runs (its stop waits for this lock), else no
+	 * answer (the asker times out, as with a node that is gone).
+	 */
+	mutex_lock(&krc_lmrh.lock);
+	ret = krc_lmrh.running ? krc_names_lookup(m->name, &e) : -ESHUTDOWN;
+	mutex_unlock(&krc_lmrh.lock);
+	if (ret == -ESHUTDOWN)
+		return;
 	krc_event(KRC_EV_NAME_ANSWERED);
 	if (ret) {
 		msg.status = -ret;

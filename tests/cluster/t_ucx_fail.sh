@@ -56,6 +56,8 @@ else
 		'wait_for 30 krc_unload'
 	check "module loads again (a new incarnation)" \
 		"krc_load meta_server=$META"
+	# its peers find it by its new card once it has registered it
+	meta_registered
 	LD_PRELOAD=$MOD timeout 400 "$KRC_TBIN/ucx_peer_fail" victim "$D" 2 \
 		>"$KRC_RUN/victim2.out" 2>&1
 	rc=$?
