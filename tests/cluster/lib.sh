@@ -51,6 +51,15 @@ node_ip() {
 }
 
 # Wait until every node reached barrier NAME (files in the shared run dir).
+# The debug kernel (KASAN, lockdep, under TCG; its nodes boot with
+# krc.moddir=) is some 4x slower than the stock one: a test scales its own
+# time limits by KRC_SLOW, as tests/run.sh scales the test's timeout.
+if grep -q "krc\.moddir=" /proc/cmdline 2>/dev/null; then
+	KRC_SLOW=4
+else
+	KRC_SLOW=1
+fi
+
 barrier() {
 	name=$1
 	timeout=${2:-120}

@@ -50,13 +50,13 @@ perf() {
 	pf=$1
 	shift
 	if [ "$KRC_NODE" = 1 ]; then
-		LD_PRELOAD=$MOD timeout 120 ucx_perftest "$@" -n $N -w 5 \
+		LD_PRELOAD=$MOD timeout $((120 * KRC_SLOW)) ucx_perftest "$@" -n $N -w 5 \
 			>"$KRC_RUN/srv.$pf" 2>&1 &
 		pf_pid=$!
 		barrier "srv.$pf"
 		wait "$pf_pid"
 		echo $? >"$KRC_RUN/srv.$pf.rc"
-		barrier "end.$pf"
+		barrier "end.$pf" $((150 * KRC_SLOW))
 	else
 		barrier "srv.$pf"
 		# until the server listens: a refused try costs little
@@ -64,13 +64,13 @@ perf() {
 		pf_try=0
 		while [ $pf_try -lt 50 ]; do
 			pf_try=$((pf_try + 1))
-			LD_PRELOAD=$MOD timeout 120 ucx_perftest "$(node_ip 1)" \
+			LD_PRELOAD=$MOD timeout $((120 * KRC_SLOW)) ucx_perftest "$(node_ip 1)" \
 				"$@" -n $N -w 5 -f >"$KRC_RUN/cli.$pf" 2>&1
 			pf_rc=$?
 			grep -q "Connection refused" "$KRC_RUN/cli.$pf" || break
 			sleep 0.2
 		done
-		barrier "end.$pf"
+		barrier "end.$pf" $((150 * KRC_SLOW))
 		pf_line=$(grep -E "^ +$N +[0-9]" "$KRC_RUN/cli.$pf" | tail -n 1)
 		echo "$pf: $pf_line"
 		check "ucx_perftest $pf: both sides exit 0" \
@@ -112,18 +112,18 @@ perf ucp_am_bw -t ucp_am_bw -s 100000
 
 if [ "$KRC_NODE" = 0 ]; then
 	# UCP's own word that it used krcore between the nodes
-	LD_PRELOAD=$MOD UCX_LOG_LEVEL=info timeout 120 ucx_perftest \
+	LD_PRELOAD=$MOD UCX_LOG_LEVEL=info timeout $((120 * KRC_SLOW)) ucx_perftest \
 		-t tag_lat -n 10 -w 1 -l >/dev/null 2>&1
 	barrier srv.cfg
 	sleep 1
-	LD_PRELOAD=$MOD UCX_LOG_LEVEL=info timeout 120 ucx_perftest \
+	LD_PRELOAD=$MOD UCX_LOG_LEVEL=info timeout $((120 * KRC_SLOW)) ucx_perftest \
 		"$(node_ip 1)" -t tag_lat -n 10 -w 1 -f >"$KRC_RUN/cli.cfg" 2>&1
 	grep "ep_cfg" "$KRC_RUN/cli.cfg"
 	check "UCP chose krcore for the peer (ep_cfg tag(krcore/krcore))" \
 		'grep -q "ep_cfg\[[0-9]*\]: tag(krcore/krcore)" "$KRC_RUN/cli.cfg"'
 	barrier end.cfg
 else
-	LD_PRELOAD=$MOD UCX_LOG_LEVEL=info timeout 120 ucx_perftest \
+	LD_PRELOAD=$MOD UCX_LOG_LEVEL=info timeout $((120 * KRC_SLOW)) ucx_perftest \
 		-t tag_lat -n 10 -w 1 >"$KRC_RUN/srv.cfg" 2>&1 &
 	barrier srv.cfg
 	wait
@@ -136,7 +136,7 @@ D="$KRC_RUN/ucxcheck"
 [ "$KRC_NODE" = 1 ] && mkdir -p "$D"
 barrier check.dir
 role=$([ "$KRC_NODE" = 1 ] && echo server || echo client)
-LD_PRELOAD=$MOD timeout 180 "$KRC_TBIN/ucx_check" $role "$D" \
+LD_PRELOAD=$MOD timeout $((180 * KRC_SLOW)) "$KRC_TBIN/ucx_check" $role "$D" \
 	>"$KRC_RUN/check.$role" 2>&1
 ck_rc=$?
 cat "$KRC_RUN/check.$role"

@@ -29,7 +29,7 @@ D="$KRC_RUN/peerfail"
 barrier dir
 
 if [ "$KRC_NODE" = 0 ]; then
-	LD_PRELOAD=$MOD timeout 600 "$KRC_TBIN/ucx_peer_fail" survivor "$D" \
+	LD_PRELOAD=$MOD timeout $((600 * KRC_SLOW)) "$KRC_TBIN/ucx_peer_fail" survivor "$D" \
 		>"$KRC_RUN/survivor.out" 2>&1
 	rc=$?
 	cat "$KRC_RUN/survivor.out"
@@ -58,7 +58,7 @@ else
 		"krc_load meta_server=$META"
 	# its peers find it by its new card once it has registered it
 	meta_registered
-	LD_PRELOAD=$MOD timeout 400 "$KRC_TBIN/ucx_peer_fail" victim "$D" 2 \
+	LD_PRELOAD=$MOD timeout $((400 * KRC_SLOW)) "$KRC_TBIN/ucx_peer_fail" victim "$D" 2 \
 		>"$KRC_RUN/victim2.out" 2>&1
 	rc=$?
 	cat "$KRC_RUN/victim2.out"
