@@ -228,6 +228,7 @@ static const char * const krc_event_names[KRC_NR_EV] = {
 	[KRC_EV_NAME_LOOKUPS] = "name_lookups",
 	[KRC_EV_NAME_MISSES] = "name_misses",
 	[KRC_EV_NAME_REREADS] = "name_rereads",
+	[KRC_EV_DG_RETARGETED] = "dg_retargeted",
 	[KRC_EV_NAME_ASKED] = "name_asked",
 	[KRC_EV_NAME_ANSWERED] = "name_answered",
 };

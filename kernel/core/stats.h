@@ -244,6 +244,7 @@ enum krc_event {
 	KRC_EV_NAME_LOOKUPS,	/* lookups by this node's processes: found */
 	KRC_EV_NAME_MISSES,	/* lookups that found no such name */
 	KRC_EV_NAME_REREADS,	/* a bucket READ again: a slot being written */
+	KRC_EV_DG_RETARGETED,	/* streams aimed at a reloaded peer at a qconnect */
 	KRC_EV_NAME_ASKED,	/* lookups sent as MEM_LOOKUP: no RC to READ over */
 	KRC_EV_NAME_ANSWERED,	/* MEM_LOOKUPs answered here (found or not) */
 	KRC_NR_EV

@@ -154,6 +154,7 @@ static inline u32 krc_dg_lkey(void)
 
 /* dgram.c */
 u32 krc_dg_seg_for(const struct krcore_card *card);
+void krc_dg_retarget_stale(struct krc_dg_tx *tx);
 struct krc_ah *krc_dg_readdress(struct krc_peer *peer, spinlock_t *lock,
 				struct krc_ah **ahp, struct krc_ah **oldp,
 				u32 *qpnp, u32 *qkeyp);

@@ -50,11 +50,12 @@ static int krc_dg_copy_out(struct krc_dg_ent *e, const u8 *src)
 }
 
 /*
- * Every request of the stream failed: start a new one (the responder
- * starts over at 0), aimed at the peer's card as it is now (it may have
- * reloaded: a new control QP and incarnation). krcore's workqueue.
+ * Aim @tx at its peer's card as it is now and start a new stream (the
+ * responder starts over at 0), if the stream is drained and @failed says
+ * whether it is after every request failed. krcore's workqueue or a
+ * qconnect: process context.
  */
-static void krc_dg_restart(struct krc_dg_tx *tx)
+static void krc_dg_retarget(struct krc_dg_tx *tx, bool failed)
 {
 	struct krc_peer *peer = tx->peer;
 	unsigned long flags;
@@ -68,7 +69,7 @@ static void krc_dg_restart(struct krc_dg_tx *tx)
 	inc = peer->card.incarnation;
 	spin_unlock(&peer->lock);
 	spin_lock_irqsave(&tx->lock, flags);
-	if (tx->head == tx->tail && tx->failing) {
+	if (tx->head == tx->tail && tx->failing == failed) {
 		tx->failing = false;
 		tx->stream = get_random_u64() | 1;
 		tx->dst_incarnation = inc;
@@ -78,6 +79,38 @@ static void krc_dg_restart(struct krc_dg_tx *tx)
 		wake_up(&tx->wq);
 	}
 	spin_unlock_irqrestore(&tx->lock, flags);
+}
+
+/*
+ * Every request of the stream failed: start a new one, aimed at the
+ * peer's card as it is now (it may have reloaded: a new control QP and
+ * incarnation).
+ */
+static void krc_dg_restart(struct krc_dg_tx *tx)
+{
+	krc_dg_retarget(tx, true);
+}
+
+/*
+ * A qconnect found the stream aimed at an incarnation the peer's card no
+ * longer has (it reloaded and said goodbye, and the card was read again):
+ * aim it at the new one now, if nothing is in flight, rather than let the
+ * next requests go to a control QP that is gone and fail first.
+ * Requests in flight still fail, and krc_dg_restart() retargets then.
+ */
+void krc_dg_retarget_stale(struct krc_dg_tx *tx)
+{
+	struct krc_peer *peer = tx->peer;
+	bool stale;
+
+	spin_lock(&peer->lock);
+	stale = peer->card_valid &&
+		peer->card.incarnation != READ_ONCE(tx->dst_incarnation);
+	spin_unlock(&peer->lock);
+	if (stale) {
+		krc_event(KRC_EV_DG_RETARGETED);
+		krc_dg_retarget(tx, false);
+	}
 }
 
 /* Complete the requests that failed before all of them was sent. */

@@ -338,8 +338,11 @@ int krc_dg_open(struct krc_peer *peer)
 	struct krc_ah *ah;
 	u32 qpn, qkey;
 
-	if (READ_ONCE(peer->dgtx))
+	tx = READ_ONCE(peer->dgtx);
+	if (tx) {
+		krc_dg_retarget_stale(tx);
 		return 0;
+	}
 	ah = krc_peer_ah_get(peer, &qpn, &qkey);
 	if (IS_ERR(ah))
 		return PTR_ERR(ah);
