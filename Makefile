@@ -302,9 +302,11 @@ bench-rpc: all
 # an LMR READ beside the raw VQ READ, remote allocation, memset and copy at
 # the owner beside a process moving the bytes, krcore's lock beside a CAS
 # lock at 1, 4 and 8 processes; node1's "lmr_bench:" and "ratio:" lines
-# in build/bench/lmr/summary.txt. Knobs: KRC_BENCH_LMR_* (bench/lmr.sh).
+# in build/bench/lmr/summary.txt; the plots (bench/lmr_plot.sh) and a copy
+# of the summary in build/bench/lmr-results. Knobs: KRC_BENCH_LMR_*
+# (bench/lmr.sh).
 bench-lmr: all
-	rm -rf $(BUILD)/bench/lmr
+	rm -rf $(BUILD)/bench/lmr $(BUILD)/bench/lmr-results
 	@mkdir -p $(BUILD)/bench
 	tools/krcluster -n 3 -t 1200 -p -o $(BUILD)/bench/lmr -- sh bench/lmr.sh; \
 	rc=$$?; \
@@ -312,6 +314,7 @@ bench-lmr: all
 	  echo "date $$(date -u '+%Y-%m-%d %H:%M UTC')"; \
 	  grep -a '^lmr_bench:\|^ratio:' $(BUILD)/bench/lmr/lmr_bench.out; } \
 		>$(BUILD)/bench/lmr/summary.txt; \
+	sh bench/lmr_plot.sh $(BUILD)/bench/lmr/summary.txt $(BUILD)/bench/lmr-results || rc=1; \
 	cat $(BUILD)/bench/lmr/summary.txt; \
 	exit $$rc
 
