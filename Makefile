@@ -247,6 +247,10 @@ test-passive-loop: all
 # The benchmarks on two nodes, first contact on three, the full mesh on four, the RPC benchmark on two
 # (bench/rpc.sh, as make bench-rpc), then their report: build/bench/results
 # (summary.txt, results.json, a PNG per figure, rpc_bench.out; bench/report.sh).
+# Then, in the same invocation, the remote memory benchmark (make bench-lmr,
+# build/bench/lmr-results) and UCX over krcore beside tcp (make bench-ucx,
+# build/bench/ucx-results), each with its summary and plots: both run even
+# if the other failed, and make bench fails if either did.
 bench: all
 	rm -rf $(BUILD)/bench/run $(BUILD)/bench/fc $(BUILD)/bench/mesh $(BUILD)/bench/rpc
 	@mkdir -p $(BUILD)/bench
@@ -264,17 +268,27 @@ bench: all
 	sh bench/report.sh $(BUILD)/bench/run $(BUILD)/bench/results $(BUILD)/bench/mesh $(BUILD)/bench/fc \
 		$(BUILD)/bench/rpc
 	cp $(BUILD)/bench/run-info $(BUILD)/bench/results/
+	rc=0; \
+	$(MAKE) bench-lmr || { rc=1; echo "make bench: bench-lmr failed"; }; \
+	$(MAKE) bench-ucx || { rc=1; echo "make bench: bench-ucx failed"; }; \
+	exit $$rc
 
 # The same figures from fewer samples, in about 5 minutes and some 8 more
-# for the RPC run: a look, not a result (build/bench/results says "mode
-# quick" in run-info).
+# for the RPC run, and a few more for bench-lmr and bench-ucx (every
+# figure of theirs kept, at small sizes and counts; no rc/ud_verbs tries):
+# a look, not a result (build/bench/results says "mode quick" in run-info).
 BENCH_QUICK = KRC_BENCH_MODE=quick KRC_BENCH_CONNECTS=10 KRC_BENCH_FLOOR_N=40 KRC_BENCH_RATE_K=5 \
 	KRC_BENCH_RATE_ROUNDS=1 KRC_BENCH_ITERS=1000 KRC_BENCH_SECS=1 \
 	KRC_BENCH_FC_SAMPLES=3 KRC_BENCH_FC_PARTS=10 KRC_BENCH_FC_READS=300 \
 	KRC_BENCH_META_COUNT=300 KRC_BENCH_META_SECS=1 KRC_BENCH_PT_ITERS=500 \
 	KRC_BENCH_MESH_ROUNDS=1 KRC_BENCH_RPC_N=200 KRC_BENCH_RPC_SECS=1 \
 	KRC_BENCH_RPC_REPS=1 KRC_BENCH_RPC_K=3 KRC_BENCH_RPC_COLD=1 \
-	KRC_BENCH_RPC_PT_N=200
+	KRC_BENCH_RPC_PT_N=200 \
+	KRC_BENCH_LMR_N=200 KRC_BENCH_LMR_ALLOCS=20 KRC_BENCH_LMR_MIB=4,16 \
+	KRC_BENCH_LMR_REPS=1 KRC_BENCH_LMR_SECS=1 \
+	KRC_BENCH_UCX_K=2 KRC_BENCH_UCX_COLD=2 KRC_BENCH_UCX_PEERS=4 \
+	KRC_BENCH_UCX_EPS_REPS=1 KRC_BENCH_UCX_LAT_N=50 KRC_BENCH_UCX_BW_N=10 \
+	KRC_BENCH_UCX_VERBS=0 KRC_BENCH_UCX_MPI_K=1
 bench-quick:
 	env $(BENCH_QUICK) $(MAKE) bench
 
