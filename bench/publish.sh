@@ -19,6 +19,13 @@
 #
 # DEMO_DIR, the results of make demo (bench/kvs_report.sh), adds its
 # report and plots as the page's last section (in DOC_DIR/demo-kvs).
+# The remote memory and UCX benchmarks (make bench-lmr, make bench-ucx,
+# both run by make bench) write beside RESULTS_DIR: lmr-results and
+# ucx-results (KRC_PUBLISH_LMR, KRC_PUBLISH_UCX to name others). Each,
+# when its summary.txt is there, is copied as PREFIX_summary.txt and its
+# PREFIX_*.png, and gets a section with its ratio lines and its plots
+# (rm -rf of DOC_DIR below drops any older copy: the page shows only
+# what this run holds).
 #
 # KRC_PUBLISH_NOTE, if set, is printed under the heading (the host's
 # load while the run ran, say: the script cannot know it).
@@ -34,6 +41,8 @@ if [ -n "$demo" ] && [ ! -s "$demo/kvs_report.txt" ]; then
 	echo "publish: no $demo/kvs_report.txt (run make demo), the page goes without it" >&2
 	demo=""
 fi
+lmr=${KRC_PUBLISH_LMR:-$(dirname "$res")/lmr-results}
+ucx=${KRC_PUBLISH_UCX:-$(dirname "$res")/ucx-results}
 rm -rf "$doc"
 mkdir -p "$doc" || exit 1
 cp "$res/summary.txt" "$res/results.json" "$doc/" || exit 1
@@ -44,6 +53,35 @@ for f in connect_bench.out conn_floor.out connect_rate.out meta_bench.out \
 	first_contact.out mesh.out state_table.txt qp_cost.out perftest.out rpc_bench.out; do
 	[ -s "$res/$f" ] && cp "$res/$f" "$doc/"
 done
+
+# extra DIR PREFIX: DIR's summary and plots, under their DOC_DIR names
+extra() {
+	[ -s "$1/summary.txt" ] || return 0
+	cp "$1/summary.txt" "$doc/$2_summary.txt" || return 1
+	for f in "$1/$2"_*.png; do
+		[ -e "$f" ] && cp "$f" "$doc/"
+	done
+	return 0
+}
+extra "$lmr" lmr || exit 1
+extra "$ucx" ucx || exit 1
+
+# section PREFIX TITLE WHAT: a copied summary's section: which run, its
+# ratio (and note) lines, its plots
+section() {
+	[ -s "$doc/$1_summary.txt" ] || return 0
+	printf '## %s\n\n' "$2"
+	printf 'From `make %s`'"'"'s run of %s, commit %s (%s); all its lines are\n' \
+		"bench-$1" "$(sed -n 's/^date //p' "$doc/$1_summary.txt" | head -n 1)" \
+		"$(sed -n 's/^commit //p' "$doc/$1_summary.txt" | head -n 1)" "$3"
+	printf 'in [%s_summary.txt](%s_summary.txt).\n\n```\n' "$1" "$1"
+	grep '^ratio:\|^note:' "$doc/$1_summary.txt"
+	printf '```\n\n'
+	for f in "$doc/$1"_*.png; do
+		[ -e "$f" ] && printf '![%s](%s)\n\n' "${f##*/}" "${f##*/}"
+	done
+	return 0
+}
 
 # make bench writes run-info: the commit it ran, when, the host's load.
 if [ -s "$res/run-info" ]; then
@@ -87,7 +125,9 @@ both. Targets (from the issues) are printed beside the ratios they judge;
 [docs/benchmarks.md](../benchmarks.md) says what each figure measures.
 After the figures come the programs' own outputs as the run printed
 them (connect_bench, meta_bench, first contact, the full mesh, the state
-table, the RPC benchmark with each ratio's note on hardware).
+table, the RPC benchmark with each ratio's note on hardware), then,
+when make bench ran them, the remote memory and UCX benchmarks (make
+bench-lmr, make bench-ucx): their ratios and plots.
 
 EOF
 	echo "## Every ratio with a target"
@@ -150,6 +190,10 @@ EOF
 		cat "$res/$f"
 		printf '```\n\n'
 	done
+	section lmr "Remote memory and locks (make bench-lmr)" \
+		"bench/lmr.sh on three nodes; the ratios at the largest size"
+	section ucx "UCX over krcore beside UCX over tcp (make bench-ucx)" \
+		"bench/ucx.sh on two nodes, then on four for MPI"
 	if [ -n "$demo" ]; then
 		mkdir -p "$doc/demo-kvs"
 		cp "$demo/kvs_report.txt" "$doc/demo-kvs/"
