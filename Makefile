@@ -361,8 +361,9 @@ bench-ucx: all
 	exit $$rc
 
 # The last make bench's results under docs/results (README.md with every
-# figure, its ratios and its plot; bench/publish.sh), with the last make
-# demo's report and plots if there is one.
+# figure, its ratios and its plot; bench/publish.sh), with bench-lmr's and
+# bench-ucx's summaries and plots (build/bench/lmr-results, ucx-results)
+# and the last make demo's report and plots if there is one.
 bench-publish:
 	sh bench/publish.sh $(BUILD)/bench/results docs/results \
 		$(wildcard $(BUILD)/demo-kvs/results)

@@ -71,7 +71,7 @@ extra "$ucx" ucx || exit 1
 section() {
 	[ -s "$doc/$1_summary.txt" ] || return 0
 	printf '## %s\n\n' "$2"
-	printf 'From `make %s`'"'"'s run of %s, commit %s (%s); all its lines are\n' \
+	printf "From \`make %s\`'s run of %s, commit %s (%s); all its lines are\\n" \
 		"bench-$1" "$(sed -n 's/^date //p' "$doc/$1_summary.txt" | head -n 1)" \
 		"$(sed -n 's/^commit //p' "$doc/$1_summary.txt" | head -n 1)" "$3"
 	printf 'in [%s_summary.txt](%s_summary.txt).\n\n```\n' "$1" "$1"
