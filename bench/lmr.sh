@@ -17,7 +17,7 @@
 # hardware. Node1's lines go to $KRC_RUN/lmr_bench.out; the Makefile's
 # bench-lmr keeps its "lmr_bench:" and "ratio:" lines in summary.txt.
 #
-# Knobs (about 4 minutes on a 2-core host): KRC_BENCH_LMR_N (1000) 8 B
+# Knobs (about 5 minutes on a 2-core host): KRC_BENCH_LMR_N (1000) 8 B
 # READs of each kind, KRC_BENCH_LMR_ALLOCS (100) allocations of
 # KRC_BENCH_LMR_KIB (64) KiB, KRC_BENCH_LMR_MIB ("8 32 128", or 8,32,128)
 # MiB per region, one run per size (the nodes have 1 GiB of memory: the
