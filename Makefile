@@ -274,8 +274,9 @@ bench: all
 	exit $$rc
 
 # The same figures from fewer samples, in about 5 minutes and some 8 more
-# for the RPC run, and a few more for bench-lmr and bench-ucx (every
-# figure of theirs kept, at small sizes and counts; no rc/ud_verbs tries):
+# for the RPC run, and some 5 more for bench-lmr and bench-ucx (about 1
+# and 4 minutes of clusters on 2 CPUs: every figure of theirs kept, at
+# small sizes and counts; no rc/ud_verbs tries):
 # a look, not a result (build/bench/results says "mode quick" in run-info).
 BENCH_QUICK = KRC_BENCH_MODE=quick KRC_BENCH_CONNECTS=10 KRC_BENCH_FLOOR_N=40 KRC_BENCH_RATE_K=5 \
 	KRC_BENCH_RATE_ROUNDS=1 KRC_BENCH_ITERS=1000 KRC_BENCH_SECS=1 \
