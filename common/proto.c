@@ -163,6 +163,7 @@ static int mem_check(const struct krc_ctrl_msg *m)
 			return -EBADMSG;
 		return 0;
 	case KRC_MSG_MEM_ALLOC_REP:
+	case KRC_MSG_MEM_LOOKUP_REP:	/* a region, or a status alone */
 		if (m->status > KRC_STATUS_MAX)
 			return -EBADMSG;
 		if (m->status)
@@ -186,15 +187,6 @@ static int mem_check(const struct krc_ctrl_msg *m)
 		/* a name, nothing else: the region is what it asks for */
 		if (m->region || m->access || krc_name_valid(m->name) ||
 		    m->status)
-			return -EBADMSG;
-		return 0;
-	case KRC_MSG_MEM_LOOKUP_REP:
-		if (m->status > KRC_STATUS_MAX)
-			return -EBADMSG;
-		if (m->status)
-			return bare && !m->region ? 0 : -EBADMSG;
-		if (!m->region || !rights_ok(m->access) || !m->length ||
-		    m->length > KRC_LMR_MAX_LEN)
 			return -EBADMSG;
 		return 0;
 	case KRC_MSG_MEM_PUBLISH_REP:

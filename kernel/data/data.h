@@ -263,6 +263,8 @@ struct krc_lmr_call *krc_lmr_call_owner(const u8 gid[16],
 int krc_lmr_ask(struct krc_vqueue *vq, const u8 gid[16],
 		const struct krc_ctrl_msg *msg, u32 timeout_ms,
 		struct krc_ctrl_msg *rep);
+int krc_lmr_ask_gated(const u8 gid[16], const struct krc_ctrl_msg *msg,
+		      u32 timeout_ms, struct krc_ctrl_msg *rep);
 
 /*
  * lmr.c: a region a process holds (proc->lmrs): one it allocated, or one

@@ -452,12 +452,18 @@ int krc_lmr_ask(struct krc_vqueue *vq, const u8 gid[16],
 		const struct krc_ctrl_msg *msg, u32 timeout_ms,
 		struct krc_ctrl_msg *rep)
 {
+	int ret = krc_vq_enter(vq);
+
+	return ret ? ret : krc_lmr_ask_gated(gid, msg, timeout_ms, rep);
+}
+
+/* krc_lmr_ask(), started under the gate, which it leaves. */
+int krc_lmr_ask_gated(const u8 gid[16], const struct krc_ctrl_msg *msg,
+		      u32 timeout_ms, struct krc_ctrl_msg *rep)
+{
 	struct krc_lmr_call *c;
 	int ret;
 
-	ret = krc_vq_enter(vq);
-	if (ret)
-		return ret;
 	c = krc_lmr_call_owner(gid, msg, timeout_ms);
 	if (IS_ERR(c))
 		return PTR_ERR(c);

@@ -125,32 +125,23 @@ static int krc_name_lookup_ask(const u8 gid[16], const char *name,
 			       u32 timeout_ms, struct krc_lmr_handle *h,
 			       struct krc_name_entry *e)
 {
-	struct krc_ctrl_msg msg = { .type = KRC_MSG_MEM_LOOKUP };
-	struct krc_lmr_call *c;
+	struct krc_ctrl_msg msg = { .type = KRC_MSG_MEM_LOOKUP }, rep;
 	int ret;
 
 	memcpy(msg.name, name, KRC_NAME_LEN);
 	krc_event(KRC_EV_NAME_ASKED);
-	c = krc_lmr_call_owner(gid, &msg, timeout_ms);
-	if (IS_ERR(c))
-		return PTR_ERR(c);
-	if (!c)
-		return -EHOSTUNREACH;
-	ret = krc_lmr_wait(c);
-	if (!ret && c->rep.status)
-		ret = -c->rep.status;
-	if (!ret) {
-		memcpy(h->gid, gid, 16);
-		h->owner_inc = c->rep.card.incarnation;
-		memcpy(e->name, name, KRC_NAME_LEN);
-		e->region = c->rep.region;
-		e->access = c->rep.access;
-		e->rkey = c->rep.rkey;
-		e->length = c->rep.length;
-		e->addr = c->rep.addr;
-	}
-	krc_lmr_call_put(c);
-	return ret;
+	ret = krc_lmr_ask_gated(gid, &msg, timeout_ms, &rep);
+	if (ret)
+		return ret;
+	memcpy(h->gid, gid, 16);
+	h->owner_inc = rep.card.incarnation;
+	memcpy(e->name, name, KRC_NAME_LEN);
+	e->region = rep.region;
+	e->access = rep.access;
+	e->rkey = rep.rkey;
+	e->length = rep.length;
+	e->addr = rep.addr;
+	return 0;
 }
 
 /*
