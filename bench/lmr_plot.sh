@@ -126,26 +126,12 @@ set ylabel "acquisitions/s"
 plot "lmr_lock.dat" using 2:xtic(1) title "krcore (krc_lock, krc_unlock)", "" using 3 title "CAS lock (the owner's RNIC, retried at once)"
 EOF
 
-if ! command -v gnuplot >/dev/null 2>&1; then
-	echo "lmr_plot: gnuplot is not installed: no PNGs; $res/summary.txt holds the numbers"
-	exit 0
-fi
-drawn=0
-failed=0
+# A figure without data draws nothing; bench/plot.sh draws the others.
 for gp in "$res"/lmr_*.gp; do
 	nm=$(basename "$gp" .gp)
 	if [ ! -s "$res/$nm.dat" ]; then
 		echo "lmr_plot: $nm: no data in the summary"
-		continue
-	fi
-	if (cd "$res" && gnuplot "$nm.gp") >"$res/$nm.plot.log" 2>&1 &&
-		[ -s "$res/$nm.png" ]; then
-		drawn=$((drawn + 1))
-		rm -f "$res/$nm.plot.log"
-	else
-		failed=$((failed + 1))
-		echo "lmr_plot: $nm.gp drew no PNG: $res/$nm.plot.log"
+		rm -f "$gp"
 	fi
 done
-echo "lmr_plot: $drawn PNG(s) in $res, $failed failed"
-[ "$failed" -eq 0 ]
+sh "$(dirname "$0")/plot.sh" "$res"

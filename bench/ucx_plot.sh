@@ -112,26 +112,12 @@ plot "ucx_mpi.dat" using (\$2/1000):xtic(1) title "MPI_Init", \
      "" using (\$3/1000) title "first MPI_Alltoall"
 EOF
 
-if ! command -v gnuplot >/dev/null 2>&1; then
-	echo "ucx_plot: gnuplot is not installed: no PNGs; $res/summary.txt holds the numbers"
-	exit 0
-fi
-drawn=0
-failed=0
+# A figure without data draws nothing; bench/plot.sh draws the others.
 for gp in "$res"/ucx_*.gp; do
 	nm=$(basename "$gp" .gp)
 	if [ ! -s "$res/$nm.dat" ]; then
 		echo "ucx_plot: $nm: no data in the summary"
-		continue
-	fi
-	if (cd "$res" && gnuplot "$nm.gp") >"$res/$nm.plot.log" 2>&1 &&
-		[ -s "$res/$nm.png" ]; then
-		drawn=$((drawn + 1))
-		rm -f "$res/$nm.plot.log"
-	else
-		failed=$((failed + 1))
-		echo "ucx_plot: $nm.gp drew no PNG: $res/$nm.plot.log"
+		rm -f "$gp"
 	fi
 done
-echo "ucx_plot: $drawn PNG(s) in $res, $failed failed"
-[ "$failed" -eq 0 ]
+sh "$(dirname "$0")/plot.sh" "$res"
