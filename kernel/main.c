@@ -50,6 +50,7 @@ static void krc_teardown(struct krc_node *node)
 	/* Connections and peers freed in the background, then the AHs. */
 	flush_workqueue(krc_wq);
 	krc_vqs_disassociate();
+	krc_dp_cache_close();
 	krc_procs_disassociate();
 	flush_workqueue(krc_wq);
 	krc_recv_stop(node);
@@ -66,6 +67,7 @@ static int krc_start(struct krc_node *node)
 	if (ret)
 		return ret;
 	krc_node_open(node);
+	krc_dp_cache_open();
 	krc_lmr_start();
 	krc_spares_fill();
 	ret = krc_loopback_start();

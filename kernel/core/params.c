@@ -57,6 +57,10 @@ uint krc_param_vq_depth = 128;
 module_param_named(vq_depth, krc_param_vq_depth, uint, 0444);
 MODULE_PARM_DESC(vq_depth, "Outstanding requests allowed per VQ (default 128)");
 
+uint krc_param_vq_cache = 32;
+module_param_named(vq_cache, krc_param_vq_cache, uint, 0644);
+MODULE_PARM_DESC(vq_cache, "Data planes of closed VQs kept for the next qconnects (default 32, 0: none)");
+
 uint krc_param_srq_depth = 256;
 module_param_named(srq_depth, krc_param_srq_depth, uint, 0444);
 MODULE_PARM_DESC(srq_depth,

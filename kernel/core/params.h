@@ -23,6 +23,7 @@ extern char *krc_param_meta_server;
 extern uint krc_param_meta_port;
 extern uint krc_param_meta_slots;
 extern uint krc_param_vq_depth;
+extern uint krc_param_vq_cache;
 extern uint krc_param_srq_depth;
 extern uint krc_param_wr_timeout_ms;
 extern bool krc_param_prewarm;

@@ -231,6 +231,9 @@ static const char * const krc_event_names[KRC_NR_EV] = {
 	[KRC_EV_DG_RETARGETED] = "dg_retargeted",
 	[KRC_EV_NAME_ASKED] = "name_asked",
 	[KRC_EV_NAME_ANSWERED] = "name_answered",
+	[KRC_EV_VQ_CACHE_HITS] = "vq_cache_hits",
+	[KRC_EV_VQ_CACHE_MISSES] = "vq_cache_misses",
+	[KRC_EV_VQ_CACHE_KEPT] = "vq_cache_kept",
 };
 
 #define KRC_NR_STATS	(2 * KRC_NR_OBJ + KRC_NR_EV)

@@ -247,6 +247,10 @@ enum krc_event {
 	KRC_EV_DG_RETARGETED,	/* streams aimed at a reloaded peer at a qconnect */
 	KRC_EV_NAME_ASKED,	/* lookups sent as MEM_LOOKUP: no RC to READ over */
 	KRC_EV_NAME_ANSWERED,	/* MEM_LOOKUPs answered here (found or not) */
+	/* the cache of VQ data planes (data/dp_cache.c) */
+	KRC_EV_VQ_CACHE_HITS,	/* qconnects that took a cached data plane */
+	KRC_EV_VQ_CACHE_MISSES,	/* qconnects that allocated one */
+	KRC_EV_VQ_CACHE_KEPT,	/* data planes of freed VQs kept */
 	KRC_NR_EV
 };
 

@@ -15,6 +15,7 @@
  * flushed completions come in) for recovery.c, which re-posts or fails
  * them on a re-established connection.
  */
+#include <linux/memcontrol.h>
 #include <linux/vmalloc.h>
 
 #include "data/data.h"
@@ -231,23 +232,14 @@ void krc_dp_conn_gone(struct krc_conn *conn)
 			conn->id, n);
 }
 
-/* The data plane of a VQ, made when it connects. */
-int krc_vq_dp_init(struct krc_vqueue *vq)
+/* Allocate @vq's data plane for @depth requests (the cache had none). */
+static int krc_vq_dp_alloc(struct krc_vqueue *vq, struct ib_device *ibdev,
+			   u32 depth, u32 entries)
 {
-	struct ib_device *ibdev = krc_node.dev->ibdev;
-	u32 depth = clamp_t(u32, krc_param_vq_depth, 1, 4096);
-	u32 entries = roundup_pow_of_two(2 * depth);
-	size_t off = PAGE_SIZE;
-	u16 *order;
-	u32 i;
-
-	vq->depth = depth;
-	vq->entries = entries;
 	vq->slots = kvcalloc(depth, sizeof(*vq->slots), GFP_KERNEL_ACCOUNT);
 	vq->free = kvcalloc(depth, sizeof(*vq->free), GFP_KERNEL_ACCOUNT);
-	order = kvcalloc(krc_order_size(depth), sizeof(*order),
-			 GFP_KERNEL_ACCOUNT);
-	krc_order_init(&vq->order, order, krc_order_size(depth));
+	vq->order.ids = kvcalloc(krc_order_size(depth), sizeof(u16),
+				 GFP_KERNEL_ACCOUNT);
 	vq->scratch = kzalloc(sizeof(*vq->scratch), GFP_KERNEL_ACCOUNT);
 	vq->hdrs = kcalloc(depth, KRC_DATA_HDR_SIZE, GFP_KERNEL_ACCOUNT);
 	if (vq->hdrs) {
@@ -261,13 +253,36 @@ int krc_vq_dp_init(struct krc_vqueue *vq)
 			vq->dma_dev = ibdev;
 		}
 	}
-	vq->ring_size = PAGE_ALIGN(off + entries * sizeof(struct krcore_cqe));
+	vq->ring_size = PAGE_ALIGN(PAGE_SIZE +
+				   entries * sizeof(struct krcore_cqe));
 	vq->ring_mem = krc_ring_alloc(vq->ring_size);
 	if (!vq->slots || !vq->free || !vq->order.ids || !vq->scratch ||
-	    !vq->ring_mem || !vq->hdrs) {
+	    !vq->ring_mem || !vq->hdrs)
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * The data plane of a VQ, made when it connects: a closed VQ's from the
+ * cache (dp_cache.c) if there is one for the caller's memory cgroup.
+ */
+int krc_vq_dp_init(struct krc_vqueue *vq)
+{
+	struct ib_device *ibdev = krc_node.dev->ibdev;
+	u32 depth = clamp_t(u32, krc_param_vq_depth, 1, 4096);
+	u32 entries = roundup_pow_of_two(2 * depth);
+	size_t off = PAGE_SIZE;
+	u32 i;
+
+	vq->depth = depth;
+	vq->entries = entries;
+	vq->memcg = get_mem_cgroup_from_mm(current->mm);
+	if (!krc_dp_cache_take(vq, depth, ibdev, vq->memcg) &&
+	    krc_vq_dp_alloc(vq, ibdev, depth, entries)) {
 		krc_vq_dp_free(vq);
 		return -ENOMEM;
 	}
+	krc_order_init(&vq->order, vq->order.ids, krc_order_size(depth));
 	for (i = 0; i < depth; i++)
 		vq->free[i] = depth - 1 - i;
 	/* What the request check needs, fixed for the VQ's life. */
@@ -298,8 +313,13 @@ void krc_vq_dp_unmap(struct krc_vqueue *vq)
 	vq->dma_dev = NULL;
 }
 
+/* @vq goes: its data plane to the cache, or freed. */
 void krc_vq_dp_free(struct krc_vqueue *vq)
 {
+	if (krc_dp_cache_give(vq))
+		return;
+	mem_cgroup_put(vq->memcg);
+	vq->memcg = NULL;
 	krc_vq_dp_unmap(vq);
 	kfree(vq->hdrs);
 	vq->hdrs = NULL;

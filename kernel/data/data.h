@@ -41,6 +41,8 @@
 #include "order.h"
 #include "wr_check.h"
 
+struct mem_cgroup;
+
 /* A user's connect timeout is capped: a connect never waits longer. */
 #define KRC_CONNECT_TIMEOUT_MAX_MS	60000
 
@@ -185,6 +187,8 @@ struct krc_vqueue {
 	u8 *hdrs;			/* per slot: the header of a SEND */
 	u64 hdrs_dma;
 	struct ib_device *dma_dev;	/* hdrs is mapped for it */
+	/* the data plane is charged to it (a reference; dp_cache.c) */
+	struct mem_cgroup *memcg;
 	u64 inflight_bytes;		/* bytes of the outstanding requests */
 	/* two-sided: the bound port and its receive ring */
 	u32 bound_port;
@@ -394,6 +398,14 @@ bool krc_wc_is_process_fault(enum ib_wc_status st);
 int krc_vq_dp_init(struct krc_vqueue *vq);
 void krc_vq_dp_unmap(struct krc_vqueue *vq);
 void krc_vq_dp_free(struct krc_vqueue *vq);
+
+/* dp_cache.c: the data planes of closed VQs, for the next qconnect */
+bool krc_dp_cache_take(struct krc_vqueue *vq, u32 depth,
+		       struct ib_device *ibdev, struct mem_cgroup *memcg);
+bool krc_dp_cache_give(struct krc_vqueue *vq);
+void krc_dp_cache_open(void);
+void krc_dp_cache_close(void);
+void krc_dp_cache_init(void);
 
 /* recv.c: two-sided messages */
 int krc_recv_start(struct krc_node *node);

@@ -425,6 +425,7 @@ static const struct krc_conn_ops krc_data_conn_ops = {
 
 void krc_data_init(void)
 {
+	krc_dp_cache_init();
 	krc_conn_set_ops(&krc_data_conn_ops);
 	krc_ctrl_on_dgram(krc_dg_recv);
 }

@@ -35,6 +35,8 @@ check "port range, privileged ports, per-process caps, ring mappings" \
 param max_ports_per_proc 64
 param max_vqs_per_proc 8192
 
+check "a closed VQ's data plane is reused zeroed; a mapped ring holds its VQ" \
+	'"$H" vqcache "$SELF"'
 check "poll and epoll (level and edge triggered) on a VQ (issue 8)" \
 	'"$KRC_TBIN/vq_poll" "$SELF" 5200'
 
@@ -58,6 +60,19 @@ if mount -t cgroup2 none $CG 2>/dev/null || [ -e $CG/cgroup.controllers ]; then
 	check "200 connected VQs" "wait $mpid"
 	check "their kernel memory (>= 16 KiB each) is charged to their cgroup" \
 		'ge "$used" $((200 * 16384))'
+	# A closed VQ's data plane goes only to a qconnect of its cgroup.
+	mkdir -p $CG/krc_a $CG/krc_b
+	in_cg() {
+		sh -c "echo \$\$ >$CG/$1/cgroup.procs && exec \"$H\" vqonce \"$SELF\""
+	}
+	check "a VQ in cgroup A: connected, closed" 'in_cg krc_a'
+	h=$(counter vq_cache_hits)
+	m=$(counter vq_cache_misses)
+	check "a VQ in cgroup B" 'in_cg krc_b'
+	check "B did not take A's data plane" \
+		'eq "$(counter vq_cache_hits)" $h && eq "$(counter vq_cache_misses)" $((m + 1))'
+	check "a VQ in cgroup A again" 'in_cg krc_a'
+	check "A took its own" 'eq "$(counter vq_cache_hits)" $((h + 1))'
 else
 	fail "no cgroup v2 in this node"
 fi

@@ -40,6 +40,10 @@
  *                                  their own error, NOT_EXECUTED, FLUSHED
  *   harden memcg SELF N DIR        N connected VQs held open (their kernel
  *                                  memory is charged to the caller's cgroup)
+ *   harden vqcache SELF            a closed VQ's data plane (vq_cache): the
+ *                                  next qconnect gets it with a zeroed
+ *                                  ring; a mapped ring holds its VQ
+ *   harden vqonce SELF             one VQ connected, a READ, closed
  *   harden churn ADDR INFO SECS    VQs connect and close in a loop while
  *                                  another process breaks the connection;
  *                                  prints the breaks (its bad READs that
@@ -1336,6 +1340,179 @@ static int do_memcg(const char *self, int n, const char *dir)
 	return ok == n ? 0 : 1;
 }
 
+static long long counter(const char *name)
+{
+	char path[128], v[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/misc/krcore/counters/%s",
+		 name);
+	f = fopen(path, "r");
+	if (!f || !fgets(v, sizeof(v), f))
+		die(path);
+	fclose(f);
+	return atoll(v);
+}
+
+/*
+ * A VQ of this process, connected over loopback, with @n READs of its own
+ * memory completed (wr_id @tag + i): its ring holds their completions.
+ */
+static struct krc_vq *vq_with_completions(const char *self, int n,
+					  uint64_t tag, void **ring,
+					  uint32_t *ring_size)
+{
+	struct krcore_qconnect qc;
+	struct krcore_wr w;
+	struct krc_vq *vq;
+	struct krc_mr mr;
+	char *buf = alloc_buf(8192);
+	int i;
+
+	vq = open_connected(self, 0, &qc);
+	if (krc_reg_mr(vq, buf, 8192, KRCORE_ACCESS_LOCAL_WRITE |
+		       KRCORE_ACCESS_REMOTE_READ, &mr))
+		die("reg_mr");
+	for (i = 0; i < n; i++) {
+		fill_rw(&w, KRCORE_WR_READ, buf, 64, mr.lkey,
+			(uintptr_t)buf + 4096, mr.rkey, tag + i);
+		if (krc_qpush(vq, &w, 1) != 1)
+			die("qpush");
+	}
+	if (reap(vq, n, NULL))
+		FAIL("READs of its own memory failed");
+	*ring_size = qc.ring_size;
+	*ring = mmap(NULL, qc.ring_size, PROT_READ, MAP_SHARED, krc_vq_fd(vq),
+		     KRCORE_MMAP_RING);
+	if (*ring == MAP_FAILED)
+		die("mmap ring");
+	return vq;
+}
+
+/* How many of the ring's completions carry a wr_id in [tag, tag + n)? */
+static int ring_tagged(const void *ring, uint64_t tag, int n)
+{
+	const struct krcore_ring *r = ring;
+	const struct krcore_cqe *c = (const void *)((const char *)ring +
+						    r->entry_offset);
+	uint32_t i;
+	int k = 0;
+
+	for (i = 0; i < r->entries; i++)
+		if (c[i].wr_id >= tag && c[i].wr_id < tag + (uint64_t)n)
+			k++;
+	return k;
+}
+
+static int do_vqonce(const char *self)
+{
+	uint32_t size;
+	void *ring;
+	struct krc_vq *vq = vq_with_completions(self, 4, 0x5a5a0000, &ring,
+						&size);
+
+	munmap(ring, size);
+	krc_vq_close(vq);
+	return failures ? 1 : 0;
+}
+
+/*
+ * vqcache: a closed VQ's data plane goes to the next qconnect with every
+ * byte of its ring zeroed; a data plane whose ring a process still maps
+ * is never reused (that process would see the next owner's ring).
+ */
+static int do_vqcache(const char *self)
+{
+	const uint64_t tag_a = 0xa11ce00000000000ULL;
+	const uint64_t tag_b = 0xb0b0000000000000ULL;
+	struct krcore_qconnect qc;
+	long long hits, kept;
+	const struct krcore_ring *r;
+	const unsigned char *p;
+	struct krc_vq *vq, *nvq;
+	uint32_t size, i, nonzero = 0;
+	void *ring, *old;
+	pid_t pid;
+	int st;
+
+	/* A: a VQ with completions, unmapped and closed: kept. */
+	kept = counter("vq_cache_kept");
+	pid = fork();
+	if (pid == 0) {
+		vq = vq_with_completions(self, 8, tag_a, &ring, &size);
+		if (ring_tagged(ring, tag_a, 8) != 8)
+			FAIL("A's ring shows %d of its 8 completions",
+			     ring_tagged(ring, tag_a, 8));
+		munmap(ring, size);
+		krc_vq_close(vq);
+		_exit(failures ? 1 : 0);
+	}
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		FAIL("process A failed");
+	if (counter("vq_cache_kept") != kept + 1)
+		FAIL("A's closed VQ was not kept (vq_cache_kept %lld -> %lld)",
+		     kept, counter("vq_cache_kept"));
+
+	/* B, another process: takes A's data plane, its ring all zero. */
+	hits = counter("vq_cache_hits");
+	if (krc_vq_open(&vq))
+		die("open");
+	memset(&qc, 0, sizeof(qc));
+	if (krc_qconnect(vq, self, 0, &qc))
+		die("qconnect");
+	if (counter("vq_cache_hits") != hits + 1)
+		FAIL("the qconnect after A's close took no kept data plane");
+	ring = mmap(NULL, qc.ring_size, PROT_READ, MAP_SHARED, krc_vq_fd(vq),
+		    KRCORE_MMAP_RING);
+	if (ring == MAP_FAILED)
+		die("mmap ring");
+	r = ring;
+	p = (const unsigned char *)ring + r->entry_offset;
+	for (i = 0; i < r->entries * sizeof(struct krcore_cqe); i++)
+		nonzero += p[i] != 0;
+	if (r->producer || r->consumer || r->recoveries || nonzero ||
+	    r->entries != 2 * qc.depth || r->size != qc.ring_size)
+		FAIL("reused ring: prod %u cons %u recov %llu, %u bytes set, %u entries, depth %u",
+		     r->producer, r->consumer,
+		     (unsigned long long)r->recoveries, nonzero, r->entries,
+		     qc.depth);
+	else
+		OK("a closed VQ's data plane reused by another process, zeroed (%u entries)",
+		   r->entries);
+	munmap(ring, qc.ring_size);
+	krc_vq_close(vq);
+
+	/*
+	 * C: the file closed while the ring is still mapped: the mapping
+	 * holds the VQ, which is neither freed nor kept until it goes.
+	 */
+	kept = counter("vq_cache_kept");
+	vq = vq_with_completions(self, 8, tag_a, &old, &size);
+	krc_vq_close(vq);		/* @old stays mapped */
+	if (counter("vq_cache_kept") != kept)
+		FAIL("a VQ whose ring is mapped was kept at its file's close");
+	/* Whatever the next VQs get, @old never shows their completions. */
+	for (i = 0; i < 4; i++) {
+		nvq = vq_with_completions(self, 8, tag_b + 8 * i, &ring, &size);
+		if (ring_tagged(ring, tag_b + 8 * i, 8) != 8)
+			FAIL("a new VQ's ring shows %d of its 8 completions",
+			     ring_tagged(ring, tag_b + 8 * i, 8));
+		munmap(ring, size);
+		krc_vq_close(nvq);
+	}
+	if (ring_tagged(old, tag_b, 32) || ring_tagged(old, tag_a, 8) != 8)
+		FAIL("the old mapping changed: %d new completions, %d of its own 8",
+		     ring_tagged(old, tag_b, 32), ring_tagged(old, tag_a, 8));
+	else
+		OK("a ring mapped after the close: its own 8 completions, none of the next 32");
+	kept = counter("vq_cache_kept");
+	munmap(old, size);
+	if (counter("vq_cache_kept") != kept + 1)
+		FAIL("its data plane was not kept once the mapping went");
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -1370,6 +1547,10 @@ int main(int argc, char **argv)
 				   argc == 6 ? argv[5] : NULL);
 	if (!strcmp(m, "memcg") && argc == 5)
 		return do_memcg(argv[2], atoi(argv[3]), argv[4]);
+	if (!strcmp(m, "vqcache") && argc == 3)
+		return do_vqcache(argv[2]);
+	if (!strcmp(m, "vqonce") && argc == 3)
+		return do_vqonce(argv[2]);
 	if (!strcmp(m, "churn") && argc == 5)
 		return do_churn(argv[2], argv[3], atoi(argv[4]));
 	fprintf(stderr, "usage: see the header of harden.c\n");
