@@ -36,7 +36,7 @@ COMMON_SRCS := common/auth.c common/card.c common/dgram.c common/hash.c common/m
 	       common/names.c \
 	       common/proto.c common/rpc.c common/sha256.c \
 	       common/wr_check.c
-LIB_SRCS    := lib/vq.c lib/query.c lib/connect.c lib/dataplane.c lib/lmr.c lib/lock.c \
+LIB_SRCS    := lib/vq.c lib/query.c lib/connect.c lib/ring.c lib/dataplane.c lib/lmr.c lib/lock.c \
 	       lib/rpc_link.c lib/rpc_chan.c lib/rpc_srv.c $(COMMON_SRCS)
 LIB_OBJS    := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOLS       := $(BUILD)/bin/krctl

@@ -11,10 +11,14 @@
  *	  call's floor), close;
  *	- krcore_file: open /dev/krcore (a VQ), KRCORE_IOC_VERSION, close;
  *	- krcore_pooled: open /dev/krcore, KRCORE_IOC_QCONNECT to ADDR (the
- *	  node's pool already reaches it), mmap of the completion ring,
- *	  munmap, close: a pooled connection made and given back, each step
- *	  timed on its own (the breakdown), the kernel's part of the
- *	  qconnect from its elapsed_ns;
+ *	  node's pool already reaches it) with the completion ring in the
+ *	  process's own memory (ABI 14, as libkrcore does: one buffer reused
+ *	  by every round, in a new process the parent's, copied on write),
+ *	  close: a pooled connection made and given back;
+ *	- krcore_mapped: the same with the kernel's ring, mapped and
+ *	  unmapped (mmap, munmap: as ABI 13 and KRC_KERNEL_RING=1);
+ *	  each step of both timed on its own (the breakdown), the kernel's
+ *	  part of the qconnect from its elapsed_ns;
  *	- first READ: on a connected VQ, KRCORE_IOC_PROBE (one RDMA READ of
  *	  the peer's node page over the VQ's connection), timed apart.
  *	Prints medians and p99 per method and step, and the ratios of
@@ -36,19 +40,20 @@
 #include "bench.h"
 #include "libkrcore.h"
 
-enum { M_NULL, M_FILE, M_POOLED, M_NR };
+enum { M_NULL, M_FILE, M_POOLED, M_MAPPED, M_NR };
 enum {
 	S_OPEN, S_QCONNECT, S_KERNEL, S_MMAP, S_UNMAP, S_CLOSE, S_PROBE, S_NR
 };
 
 static const char * const m_names[M_NR] = {
-	"null", "krcore_file", "krcore_pooled",
+	"null", "krcore_file", "krcore_pooled", "krcore_mapped",
 };
 
 static const char * const m_what[M_NR] = {
 	"/dev/null: open + ioctl + close (the floor)",
 	"/dev/krcore: open + VERSION + close",
-	"krcore pooled: open + qconnect + mmap + close",
+	"krcore pooled: open + qconnect + close",
+	"krcore pooled, kernel ring: + mmap + munmap",
 };
 
 static const char * const s_names[S_NR] = {
@@ -57,6 +62,8 @@ static const char * const s_names[S_NR] = {
 };
 
 static uint8_t gid[16];
+static void *uring;		/* the ring in this process's memory */
+static uint32_t uring_len;
 
 /* One round of @m; 0 and its total (us), and the steps' times if asked. */
 static int one(int m, double *total, double *steps)
@@ -92,22 +99,32 @@ static int one(int m, double *total, double *steps)
 	}
 	memset(&qc, 0, sizeof(qc));
 	memcpy(qc.gid, gid, 16);
-	if (ioctl(fd, KRCORE_IOC_QCONNECT, &qc)) {
-		x = -errno;
+	if (m == M_POOLED) {
+		qc.ring_addr = (uintptr_t)uring;
+		qc.ring_len = uring_len;
+	}
+	x = ioctl(fd, KRCORE_IOC_QCONNECT, &qc) ? -errno : 0;
+	/* The ring asked for, or the kernel's. */
+	if (!x && qc.ring_addr != (m == M_POOLED ? (uintptr_t)uring : 0))
+		x = -EPROTO;
+	if (x) {
 		close(fd);
 		return x;
 	}
 	s[S_QCONNECT] = now_us() - t;
 	s[S_KERNEL] = qc.elapsed_ns / 1e3;
-	t = now_us();
-	ring = mmap(NULL, qc.ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		    KRCORE_MMAP_RING);
-	if (ring == MAP_FAILED) {
-		x = -errno;
-		close(fd);
-		return x;
+	ring = NULL;
+	if (m == M_MAPPED) {
+		t = now_us();
+		ring = mmap(NULL, qc.ring_size, PROT_READ | PROT_WRITE,
+			    MAP_SHARED, fd, KRCORE_MMAP_RING);
+		if (ring == MAP_FAILED) {
+			x = -errno;
+			close(fd);
+			return x;
+		}
+		s[S_MMAP] = now_us() - t;
 	}
-	s[S_MMAP] = now_us() - t;
 	/* The first request, apart: not part of the connect's total. */
 	if (steps) {
 		double tp = now_us();
@@ -115,16 +132,19 @@ static int one(int m, double *total, double *steps)
 		memset(&pr, 0, sizeof(pr));
 		if (ioctl(fd, KRCORE_IOC_PROBE, &pr)) {
 			x = -errno;
-			munmap(ring, qc.ring_size);
+			if (ring)
+				munmap(ring, qc.ring_size);
 			close(fd);
 			return x;
 		}
 		s[S_PROBE] = now_us() - tp;
 		t0 += s[S_PROBE];
 	}
-	t = now_us();
-	munmap(ring, qc.ring_size);
-	s[S_UNMAP] = now_us() - t;
+	if (ring) {
+		t = now_us();
+		munmap(ring, qc.ring_size);
+		s[S_UNMAP] = now_us() - t;
+	}
 	t = now_us();
 	close(fd);
 	s[S_CLOSE] = now_us() - t;
@@ -180,7 +200,7 @@ static double median(double *v, int n)
 int main(int argc, char **argv)
 {
 	static const char * const x[2] = { "warm_process", "new_process" };
-	double *warm[M_NR], *fresh[M_NR], *step[S_NR];
+	double *warm[M_NR], *fresh[M_NR], *step[M_NR][S_NR];
 	double med[2][M_NR];
 	struct res r;
 	int n, i, k, m, p;
@@ -194,28 +214,36 @@ int main(int argc, char **argv)
 	for (m = 0; m < M_NR; m++) {
 		warm[m] = calloc((size_t)n, sizeof(double));
 		fresh[m] = calloc((size_t)n, sizeof(double));
+		for (k = 0; k < S_NR; k++)
+			step[m][k] = calloc((size_t)n, sizeof(double));
 	}
-	for (k = 0; k < S_NR; k++)
-		step[k] = calloc((size_t)n, sizeof(double));
+	/* Three pages: the ring at the default vq_depth (128). */
+	uring_len = 3 * (uint32_t)getpagesize();
+	uring = mmap(NULL, uring_len, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (uring == MAP_FAILED)
+		return 1;
 	/* The node's pool reaches ADDR before anything is timed. */
-	if (one(M_POOLED, &med[0][0], NULL)) {
+	if (one(M_MAPPED, &med[0][0], NULL) || one(M_POOLED, &med[0][0], NULL)) {
 		fprintf(stderr, "conn_floor: qconnect to %s failed\n", argv[1]);
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < M_NR; k++) {
 			double s[S_NR];
+			int steps;
 
 			m = (i + k) % M_NR;	/* the order rotates */
-			r.err = one(m, &warm[m][i], m == M_POOLED ? s : NULL);
+			steps = m == M_POOLED || m == M_MAPPED;
+			r.err = one(m, &warm[m][i], steps ? s : NULL);
 			if (r.err) {
 				fprintf(stderr, "conn_floor: %s: %s\n",
 					m_names[m], strerror(-r.err));
 				return 1;
 			}
-			if (m == M_POOLED)
+			if (steps)
 				for (p = 0; p < S_NR; p++)
-					step[p][i] = s[p];
+					step[m][p][i] = s[p];
 			r = in_child(m);
 			if (r.err) {
 				fprintf(stderr, "conn_floor: new process, %s: %s\n",
@@ -234,12 +262,18 @@ int main(int argc, char **argv)
 			bench_sample("conn_floor", m_names[m], x[0], warm[m][i]);
 			bench_sample("conn_floor", m_names[m], x[1], fresh[m][i]);
 		}
-	for (k = 0; k < S_NR; k++)
-		for (i = 0; i < n; i++)
-			bench_sample("conn_steps", "krcore_pooled", s_names[k],
-				     step[k][i]);
+	for (m = M_POOLED; m <= M_MAPPED; m++)
+		for (k = 0; k < S_NR; k++) {
+			if (m == M_POOLED && (k == S_MMAP || k == S_UNMAP))
+				continue;
+			for (i = 0; i < n; i++)
+				bench_sample("conn_steps", m_names[m],
+					     s_names[k], step[m][k][i]);
+		}
 	bench_ratio("conn_floor", "pooled_over_null", "krcore_pooled", "null",
 		    "<= 2x");
+	bench_ratio("conn_floor", "mapped_over_null", "krcore_mapped", "null",
+		    NULL);
 	bench_ratio("conn_floor", "file_over_null", "krcore_file", "null",
 		    NULL);
 
@@ -252,17 +286,26 @@ int main(int argc, char **argv)
 			med[p][m] = median(p ? fresh[m] : warm[m], n);
 		}
 	}
-	printf(" where a pooled connection's time goes (warm process):\n");
-	for (k = 0; k < S_NR; k++) {
-		snprintf(what, sizeof(what), "  %s%s", s_names[k],
-			 k == S_KERNEL ? " (inside qconnect)" :
-			 k == S_PROBE ? " (apart: one READ)" : "");
-		report(what, step[k], n);
+	for (m = M_POOLED; m <= M_MAPPED; m++) {
+		printf(" where a pooled connection's time goes (warm process, %s):\n",
+		       m == M_POOLED ? "ring in its memory" : "kernel ring");
+		for (k = 0; k < S_NR; k++) {
+			if (m == M_POOLED && (k == S_MMAP || k == S_UNMAP))
+				continue;
+			if (m == M_MAPPED && k == S_PROBE)
+				continue;
+			snprintf(what, sizeof(what), "  %s%s", s_names[k],
+				 k == S_KERNEL ? " (inside qconnect)" :
+				 k == S_PROBE ? " (apart: one READ)" : "");
+			report(what, step[m][k], n);
+		}
 	}
 	for (p = 0; p < 2; p++) {
 		printf("  ratio krcore pooled connect / null floor (%s, median): %.1fx%s\n",
 		       x[p], med[p][M_POOLED] / med[p][M_NULL],
 		       p ? "" : " (target <= 2x)");
+		printf("  ratio krcore connect, kernel ring / null floor (%s, median): %.1fx\n",
+		       x[p], med[p][M_MAPPED] / med[p][M_NULL]);
 		printf("  ratio krcore open + VERSION + close / null floor (%s, median): %.1fx\n",
 		       x[p], med[p][M_FILE] / med[p][M_NULL]);
 	}

@@ -53,6 +53,12 @@ int krc_vq_fd(const struct krc_vq *vq);
 /* The module's ABI and version, as read when @vq was opened. */
 const struct krcore_version *krc_vq_version(const struct krc_vq *vq);
 
+/*
+ * The header of @vq's completion ring once connected (NULL before): its
+ * geometry, and how often its connection was recovered (KRCORE_1.9).
+ */
+const struct krcore_ring *krc_vq_ring(const struct krc_vq *vq);
+
 /* This node's address card. -ENODEV: no active RoCE port with a GID. */
 int krc_query_card(struct krc_vq *vq, struct krcore_card *card);
 
@@ -68,6 +74,12 @@ int krc_query_port(struct krc_vq *vq, unsigned int index,
  * READ of the MetaServer, handshake) and how long it took.
  * Errors: -ENXIO unknown node, -EHOSTUNREACH MetaServer unreachable and no
  * card cached, -ETIMEDOUT peer silent, -EISCONN already connected...
+ *
+ * The VQ's completion ring is this process's own memory, kept by the
+ * library for the next VQ when this one closes (no mmap or munmap per
+ * connection); the kernel's ring, mapped, if the module cannot take it
+ * (RLIMIT_MEMLOCK without CAP_IPC_LOCK, a VQ another process opened) or
+ * if KRC_KERNEL_RING=1 is in the environment.
  */
 int krc_qconnect(struct krc_vq *vq, const char *addr, uint32_t port,
 		 struct krcore_qconnect *qc);

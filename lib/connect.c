@@ -41,8 +41,9 @@ static int connect_fail(int ret, const uint8_t gid[16])
 	}
 }
 
-int krc_qconnect_gid(struct krc_vq *vq, const uint8_t gid[16], uint32_t port,
-		     unsigned int timeout_ms, struct krcore_qconnect *qc)
+static int qconnect_once(struct krc_vq *vq, const uint8_t gid[16],
+			 uint32_t port, unsigned int timeout_ms,
+			 struct krcore_qconnect *qc, int *taken)
 {
 	int ret;
 
@@ -50,10 +51,49 @@ int krc_qconnect_gid(struct krc_vq *vq, const uint8_t gid[16], uint32_t port,
 	memcpy(qc->gid, gid, 16);
 	qc->port = port;
 	qc->timeout_ms = timeout_ms;
+	qc->ring_addr = (uintptr_t)vq->uring;
+	qc->ring_len = vq->uring ? (uint32_t)vq->uring_size : 0;
 	ret = krcl_ioctl(vq, KRCORE_IOC_QCONNECT, qc);
+	*taken = vq->uring && qc->ring_addr == (uintptr_t)vq->uring;
+	return ret;
+}
+
+int krc_qconnect_gid(struct krc_vq *vq, const uint8_t gid[16], uint32_t port,
+		     unsigned int timeout_ms, struct krcore_qconnect *qc)
+{
+	int ret, taken, tries;
+
+	/*
+	 * The ring: this process's own memory (no mmap, no munmap), the
+	 * same again if an earlier qconnect of this VQ took it (it keeps
+	 * it); the kernel's if the module cannot take ours (a deeper
+	 * vq_depth: once more with a ring of the size it needs; over
+	 * RLIMIT_MEMLOCK, or a VQ another process opened).
+	 */
+	if (!vq->ring_mem && !vq->uring)
+		krcl_ring_get(vq);
+	for (tries = 0;; tries++) {
+		ret = qconnect_once(vq, gid, port, timeout_ms, qc, &taken);
+		if (!vq->uring || taken || vq->ring_mem)
+			break;
+		krcl_ring_put(vq, 1);		/* the kernel never took it */
+		if (ret == -EMSGSIZE && !tries) {
+			krcl_ring_resize(qc->ring_size);
+			krcl_ring_get(vq);
+		} else if (ret != -ENOMEM && ret != -EFAULT && ret != -EINVAL &&
+			   ret != -EMSGSIZE) {
+			break;
+		}
+	}
 	if (ret < 0)
 		return connect_fail(ret, gid);
-	return vq->ring_mem ? 0 : krcl_map_ring(vq, qc->ring_size);
+	if (vq->ring_mem)
+		return 0;
+	if (vq->uring) {
+		krcl_ring_taken(vq);
+		return 0;
+	}
+	return krcl_map_ring(vq, qc->ring_size);
 }
 
 int krc_qconnect(struct krc_vq *vq, const char *addr, uint32_t port,

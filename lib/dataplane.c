@@ -16,23 +16,6 @@
 #include "internal.h"
 #include "wr_check.h"
 
-int krcl_map_ring(struct krc_vq *vq, uint32_t size)
-{
-	void *mem;
-
-	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, vq->fd,
-		   KRCORE_MMAP_RING);
-	if (mem == MAP_FAILED)
-		return krcl_fail(-errno, "cannot map the completion ring");
-	vq->ring_mem = mem;
-	vq->ring_size = size;
-	vq->ring = mem;
-	vq->cqes = (struct krcore_cqe *)((char *)mem + vq->ring->entry_offset);
-	vq->mask = vq->ring->entries - 1;
-	vq->cons = __atomic_load_n(&vq->ring->consumer, __ATOMIC_ACQUIRE);
-	return 0;
-}
-
 int krc_reg_mr(struct krc_vq *vq, void *addr, size_t length,
 	       unsigned int access, struct krc_mr *mr)
 {

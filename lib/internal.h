@@ -14,7 +14,10 @@
 struct krc_vq {
 	int fd;
 	struct krcore_version version;
-	/* the completion ring, mapped at qconnect */
+	/* a ring of the process's memory offered to qconnect (ring.c) */
+	void *uring;
+	size_t uring_size;
+	/* the completion ring, in use after qconnect: @uring, or mapped */
 	void *ring_mem;
 	size_t ring_size;
 	struct krcore_ring *ring;
@@ -33,8 +36,13 @@ struct krc_vq {
 	uint32_t rslot;
 };
 
-/* Map the completion ring after a successful qconnect. */
+/* ring.c: the completion ring */
 int krcl_map_ring(struct krc_vq *vq, uint32_t size);
+int krcl_ring_get(struct krc_vq *vq);
+void krcl_ring_put(struct krc_vq *vq, int released);
+void krcl_ring_resize(size_t size);
+void krcl_ring_taken(struct krc_vq *vq);
+void krcl_ring_closed(struct krc_vq *vq);
 
 /* Record a message for krc_errmsg() and return @err (a negative errno). */
 int krcl_fail(int err, const char *fmt, ...)

@@ -92,17 +92,23 @@ void krc_vq_close(struct krc_vq *vq)
 {
 	if (!vq)
 		return;
-	if (vq->ring_mem)
-		munmap(vq->ring_mem, vq->ring_size);
 	if (vq->rring_mem)
 		munmap(vq->rring_mem, vq->rring_size);
+	if (!vq->uring && vq->ring_mem)
+		munmap(vq->ring_mem, vq->ring_size);
 	close(vq->fd);
+	krcl_ring_closed(vq);
 	free(vq);
 }
 
 int krc_vq_fd(const struct krc_vq *vq)
 {
 	return vq->fd;
+}
+
+const struct krcore_ring *krc_vq_ring(const struct krc_vq *vq)
+{
+	return vq->ring;
 }
 
 const struct krcore_version *krc_vq_version(const struct krc_vq *vq)

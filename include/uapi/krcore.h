@@ -25,7 +25,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define KRCORE_ABI_VERSION	13
+#define KRCORE_ABI_VERSION	14
 #define KRCORE_DEVICE_PATH	"/dev/krcore"
 #define KRCORE_IOC_MAGIC	0xC7
 
@@ -133,6 +133,24 @@ struct krcore_port_info {
  * MetaServer's READs or of the device while connecting); no other errno.
  * After a failure the VQ is still unconnected and may try again.
  * @timeout_ms is capped at 60000.
+ *
+ * The completion ring (ABI 14): with @ring_addr 0 the kernel allocates it
+ * and the caller maps @ring_size bytes of it (KRCORE_MMAP_RING). With
+ * @ring_addr set on the VQ's first qconnect, the ring is the caller's own
+ * memory there instead: @ring_len bytes, page-aligned, writable, at least
+ * the ring's size, pinned until the VQ is freed and counted in the
+ * process's RLIMIT_MEMLOCK (unless CAP_IPC_LOCK); no mmap, no munmap.
+ * The kernel sets the ring's header (struct krcore_ring, producer and
+ * consumer 0) and writes entries only while the VQ's file is open; it
+ * sets the header's released once the file is released. On return,
+ * @ring_addr says which ring the VQ has (also after a failure: a ring
+ * taken stays the VQ's, and a later qconnect must name it again).
+ * Errors of that form: EMSGSIZE (@ring_len below the ring's size, which
+ * @ring_size then holds), EFAULT (not writable memory of the caller),
+ * ENOMEM (over RLIMIT_MEMLOCK), EINVAL (not page-aligned, @reserved set,
+ * a VQ whose ring was already chosen with another @ring_addr, or the
+ * caller is not the process that opened the VQ, or not the one whose
+ * memory the ring is); mmap of KRCORE_MMAP_RING then fails with EINVAL.
  */
 enum krcore_path {
 	KRCORE_PATH_POOLED	= 1 << 0,
@@ -167,6 +185,11 @@ struct krcore_qconnect {
 	struct krcore_card card;	/* out: the peer's card */
 	__u32 ring_size;	/* out: bytes to mmap for the completion ring */
 	__u32 depth;		/* out: outstanding requests allowed */
+	/* ABI 14: the completion ring in the caller's own memory */
+	/* in: page-aligned (0: the kernel's); out: the VQ's, 0: the kernel's */
+	__u64 ring_addr;
+	__u32 ring_len;		/* in: bytes at ring_addr */
+	__u32 reserved;		/* in: 0 */
 };
 
 /*
@@ -871,7 +894,14 @@ struct krcore_ring {
 	__u32 entry_offset;	/* byte offset of entry 0 in the mapping */
 	__u32 size;		/* bytes to map */
 	__u64 recoveries;	/* times this VQ's connection was recovered */
-	__u64 reserved[4];
+	/*
+	 * ABI 14, a ring in the process's memory (QCONNECT's ring_addr):
+	 * 1 once the VQ's file is released; from then on the kernel never
+	 * writes there again and the memory may hold another VQ's ring.
+	 */
+	__u32 released;
+	__u32 reserved0;
+	__u64 reserved[3];
 };
 
 /*

@@ -20,11 +20,27 @@
 
 #include "data/data.h"
 
+/*
+ * Entry @idx of @vq's ring: in the kernel's ring, or in the process's own
+ * pages (ABI 14; entries never straddle a page: entry_offset is a page).
+ */
+static struct krcore_cqe *krc_ring_entry(struct krc_vqueue *vq, u32 idx)
+{
+	size_t off;
+
+	if (!vq->uring_pages)
+		return &vq->cqes[idx];
+	off = PAGE_SIZE + (size_t)idx * sizeof(struct krcore_cqe);
+	return page_address(vq->uring_pages[off >> PAGE_SHIFT]) +
+	       offset_in_page(off);
+}
+
 /* Write one completion into the ring of @vq. Caller holds vq->dlock. */
 static void krc_ring_write(struct krc_vqueue *vq, const struct krc_slot *s,
 			   u32 status, u32 byte_len)
 {
-	struct krcore_cqe *cqe = &vq->cqes[vq->prod & (vq->entries - 1)];
+	struct krcore_cqe *cqe = krc_ring_entry(vq, vq->prod &
+						(vq->entries - 1));
 
 	lockdep_assert_held(&vq->dlock);
 	cqe->wr_id = s->wr.wr_id;
@@ -232,9 +248,12 @@ void krc_dp_conn_gone(struct krc_conn *conn)
 			conn->id, n);
 }
 
-/* Allocate @vq's data plane for @depth requests (the cache had none). */
+/*
+ * Allocate @vq's data plane for @depth requests (the cache had none),
+ * without its ring.
+ */
 static int krc_vq_dp_alloc(struct krc_vqueue *vq, struct ib_device *ibdev,
-			   u32 depth, u32 entries)
+			   u32 depth)
 {
 	vq->slots = kvcalloc(depth, sizeof(*vq->slots), GFP_KERNEL_ACCOUNT);
 	vq->free = kvcalloc(depth, sizeof(*vq->free), GFP_KERNEL_ACCOUNT);
@@ -253,34 +272,110 @@ static int krc_vq_dp_alloc(struct krc_vqueue *vq, struct ib_device *ibdev,
 			vq->dma_dev = ibdev;
 		}
 	}
-	vq->ring_size = PAGE_ALIGN(PAGE_SIZE +
-				   entries * sizeof(struct krcore_cqe));
-	vq->ring_mem = krc_ring_alloc(vq->ring_size);
 	if (!vq->slots || !vq->free || !vq->order.ids || !vq->scratch ||
-	    !vq->ring_mem || !vq->hdrs)
+	    !vq->hdrs)
 		return -ENOMEM;
 	return 0;
 }
 
 /*
- * The data plane of a VQ, made when it connects: a closed VQ's from the
- * cache (dp_cache.c) if there is one for the caller's memory cgroup.
+ * Pin the process's @npages at @addr as @vq's ring (ABI 14), counted in
+ * its pinned memory like a registration's (RLIMIT_MEMLOCK).
  */
-int krc_vq_dp_init(struct krc_vqueue *vq)
+static int krc_uring_pin(struct krc_vqueue *vq, u64 addr, u32 npages)
+{
+	struct mm_struct *mm = current->mm;
+	struct page **pages;
+	int got, i, ret;
+
+	if (!mm || mm != vq->mm)
+		return -EINVAL;
+	pages = kcalloc(npages, sizeof(*pages), GFP_KERNEL_ACCOUNT);
+	if (!pages)
+		return -ENOMEM;
+	if (atomic64_add_return(npages, &mm->pinned_vm) >
+	    rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT && !capable(CAP_IPC_LOCK)) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	got = pin_user_pages_fast(addr, npages, FOLL_WRITE | FOLL_LONGTERM,
+				  pages);
+	if (got != npages) {
+		if (got > 0)
+			unpin_user_pages(pages, got);
+		ret = -EFAULT;
+		goto err;
+	}
+	for (i = 0; i < npages; i++) {
+		if (PageHighMem(pages[i])) {	/* entries need page_address() */
+			unpin_user_pages(pages, npages);
+			ret = -EINVAL;
+			goto err;
+		}
+	}
+	vq->uring_pages = pages;
+	vq->uring_npages = npages;
+	vq->uring_addr = addr;
+	return 0;
+err:
+	atomic64_sub(npages, &mm->pinned_vm);
+	kfree(pages);
+	return ret;
+}
+
+static void krc_uring_unpin(struct krc_vqueue *vq)
+{
+	if (!vq->uring_pages)
+		return;
+	unpin_user_pages_dirty_lock(vq->uring_pages, vq->uring_npages, true);
+	atomic64_sub(vq->uring_npages, &vq->mm->pinned_vm);
+	kfree(vq->uring_pages);
+	vq->uring_pages = NULL;
+}
+
+/*
+ * The data plane of a VQ, made when it first connects: a closed VQ's from
+ * the cache (dp_cache.c) if there is one for the caller's memory cgroup.
+ * Its ring is the kernel's (@addr 0), or @len bytes of the caller's own
+ * memory at @addr (ABI 14; EMSGSIZE and the size it needs in @need if
+ * that is too small).
+ */
+static int krc_vq_dp_init(struct krc_vqueue *vq, u64 addr, u32 len, u32 *need)
 {
 	struct ib_device *ibdev = krc_node.dev->ibdev;
 	u32 depth = clamp_t(u32, krc_param_vq_depth, 1, 4096);
 	u32 entries = roundup_pow_of_two(2 * depth);
 	size_t off = PAGE_SIZE;
+	size_t size = PAGE_ALIGN(off + entries * sizeof(struct krcore_cqe));
+	bool taken;
+	int ret;
 	u32 i;
 
+	if (addr && len < size) {
+		*need = size;
+		return -EMSGSIZE;
+	}
+	if (addr) {
+		ret = krc_uring_pin(vq, addr, size >> PAGE_SHIFT);
+		if (ret)
+			return ret;
+	}
 	vq->depth = depth;
 	vq->entries = entries;
 	vq->memcg = get_mem_cgroup_from_mm(current->mm);
-	if (!krc_dp_cache_take(vq, depth, ibdev, vq->memcg) &&
-	    krc_vq_dp_alloc(vq, ibdev, depth, entries)) {
+	taken = krc_dp_cache_take(vq, depth, ibdev, vq->memcg);
+	ret = taken ? 0 : krc_vq_dp_alloc(vq, ibdev, depth);
+	vq->ring_size = size;
+	if (!ret && !vq->uring_pages) {
+		if (!vq->ring_mem)
+			vq->ring_mem = krc_ring_alloc(size);	/* zeroed */
+		else
+			memset(vq->ring_mem, 0, size);
+		ret = vq->ring_mem ? 0 : -ENOMEM;
+	}
+	if (ret) {
 		krc_vq_dp_free(vq);
-		return -ENOMEM;
+		return ret;
 	}
 	krc_order_init(&vq->order, vq->order.ids, krc_order_size(depth));
 	for (i = 0; i < depth; i++)
@@ -292,15 +387,38 @@ int krc_vq_dp_init(struct krc_vqueue *vq)
 				  ibdev->attrs.max_send_sge - 1);
 	vq->check.max_msg = KRCORE_MAX_MSG;
 	vq->nfree = depth;
-	vq->ring = vq->ring_mem;
-	vq->cqes = vq->ring_mem + off;
+	if (vq->uring_pages) {
+		/* The header only: no entry is read before it is written. */
+		vq->ring = page_address(vq->uring_pages[0]);
+		memset(vq->ring, 0, sizeof(*vq->ring));
+	} else {
+		vq->ring = vq->ring_mem;
+		vq->cqes = vq->ring_mem + off;
+	}
 	vq->ring->entries = entries;
 	vq->ring->depth = depth;
 	vq->ring->entry_offset = off;
-	vq->ring->size = vq->ring_size;
-	mutex_lock(&vq->map_lock);
-	vq->map_ring = vq->ring_mem;	/* complete: mmap may have it */
-	mutex_unlock(&vq->map_lock);
+	vq->ring->size = size;
+	if (!vq->uring_pages) {
+		mutex_lock(&vq->map_lock);
+		vq->map_ring = vq->ring_mem;	/* complete: mmap may have it */
+		mutex_unlock(&vq->map_lock);
+	}
+	return 0;
+}
+
+/*
+ * The VQ's data plane for a qconnect: made at the first, with the ring it
+ * names (@addr: krc_vq_dp_init()); a later one must name the same ring,
+ * and only the process whose memory it is may use it (a child with the
+ * descriptor would have completions written into its parent's memory).
+ */
+int krc_vq_dp_ring(struct krc_vqueue *vq, u64 addr, u32 len, u32 *need)
+{
+	if (!vq->slots)
+		return krc_vq_dp_init(vq, addr, len, need);
+	if (addr != vq->uring_addr || (addr && current->mm != vq->mm))
+		return -EINVAL;
 	return 0;
 }
 
@@ -316,6 +434,8 @@ void krc_vq_dp_unmap(struct krc_vqueue *vq)
 /* @vq goes: its data plane to the cache, or freed. */
 void krc_vq_dp_free(struct krc_vqueue *vq)
 {
+	krc_uring_unpin(vq);
+	vq->ring = NULL;
 	if (krc_dp_cache_give(vq))
 		return;
 	mem_cgroup_put(vq->memcg);

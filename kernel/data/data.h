@@ -150,6 +150,7 @@ struct krc_vqueue {
 	struct list_head dg_active;	/* on the stream's active VQs */
 	u32 port;
 	struct list_head conn_node;	/* on conn->vqs */
+	struct list_head all_node;	/* on the list of open VQs (vq.c) */
 	/* data plane, allocated at qconnect; dlock guards what follows */
 	spinlock_t dlock;
 	u32 depth;			/* outstanding requests allowed */
@@ -177,6 +178,10 @@ struct krc_vqueue {
 	void *map_ring;
 	void *map_rring;
 	struct krcore_ring *ring;
+	/* or the ring is the process's own memory (ABI 14), pinned */
+	struct page **uring_pages;
+	u32 uring_npages;
+	u64 uring_addr;
 	struct krcore_cqe *cqes;
 	u32 entries;
 	u32 prod;			/* the kernel's producer index */
@@ -395,7 +400,7 @@ void krc_dp_dispatch(struct krc_conn *conn, struct ib_wc *wc);
 void krc_dp_complete(struct krc_sq_ent *e, u32 status, u32 byte_len);
 void krc_dp_conn_gone(struct krc_conn *conn);
 bool krc_wc_is_process_fault(enum ib_wc_status st);
-int krc_vq_dp_init(struct krc_vqueue *vq);
+int krc_vq_dp_ring(struct krc_vqueue *vq, u64 addr, u32 len, u32 *need);
 void krc_vq_dp_unmap(struct krc_vqueue *vq);
 void krc_vq_dp_free(struct krc_vqueue *vq);
 

@@ -3,8 +3,9 @@
  * dp_cache.c - the data planes of closed VQs, kept for the next qconnect.
  *
  * A VQ's data plane (its request slots, their order, the SEND headers
- * mapped for the device, the completion ring) takes six allocations and
- * a vmalloc at the qconnect and as many frees at the close: most of what
+ * mapped for the device, the completion ring if the kernel's) takes six
+ * allocations and a vmalloc at the qconnect and as many frees at the
+ * close: most of what
  * a pooled connection costs beyond its system calls (bench/conn_floor.c).
  * A freed VQ leaves its data plane here instead, and the next qconnect
  * takes it, zeroed, so that nothing of the last owner's requests or
@@ -53,12 +54,12 @@ struct krc_dp_spare {
 	struct krc_push_scratch *scratch;
 	u8 *hdrs;
 	u64 hdrs_dma;
-	void *ring_mem;
+	void *ring_mem;			/* NULL: its VQ's ring was the process's */
 	size_t ring_size;
 };
 
 static struct {
-	spinlock_t lock;
+	spinlock_t lock;		/* the rest */
 	struct list_head list;		/* the newest first */
 	u32 count;
 	bool open;			/* the node runs: entries may be kept */
@@ -84,7 +85,8 @@ static void krc_dp_spare_free(struct krc_dp_spare *s)
 
 /*
  * Take a data plane for @vq (depth @depth, for the device @ibdev) charged
- * to @memcg: its pointers set in @vq, every byte zeroed. False: none.
+ * to @memcg: its pointers set in @vq, every byte zeroed but the ring's
+ * (which the caller zeroes if it uses it). False: none.
  */
 bool krc_dp_cache_take(struct krc_vqueue *vq, u32 depth,
 		       struct ib_device *ibdev, struct mem_cgroup *memcg)
@@ -109,7 +111,6 @@ bool krc_dp_cache_take(struct krc_vqueue *vq, u32 depth,
 	memset(found->slots, 0, depth * sizeof(*found->slots));
 	memset(found->scratch, 0, sizeof(*found->scratch));
 	memset(found->hdrs, 0, depth * KRC_DATA_HDR_SIZE);
-	memset(found->ring_mem, 0, found->ring_size);
 	vq->slots = found->slots;
 	vq->free = found->free;
 	vq->order.ids = found->order;
@@ -146,9 +147,10 @@ bool krc_dp_cache_give(struct krc_vqueue *vq)
 	struct krc_dp_spare *s, *old = NULL;
 	bool kept = false;
 
-	if (!max || !vq->dma_dev || !vq->ring_mem || !vq->slots)
+	if (!max || !vq->dma_dev || !vq->slots)
 		return false;
-	if (WARN_ON_ONCE(krc_ring_mapped(vq->ring_mem, vq->ring_size)))
+	if (vq->ring_mem &&
+	    WARN_ON_ONCE(krc_ring_mapped(vq->ring_mem, vq->ring_size)))
 		return false;
 	s = kmalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)

@@ -168,6 +168,7 @@ static int krc_qconnect_errno(int ret)
 	case -EPERM:
 	case -EFAULT:
 	case -ENOMEM:
+	case -EMSGSIZE:
 		return ret;
 	default:
 		return -EIO;
@@ -177,16 +178,21 @@ static int krc_qconnect_errno(int ret)
 /*
  * Commands of older ABIs whose structure has grown since (the size is part
  * of the command number): served as the header promises, on the prefix
- * they know. ABI 2's QCONNECT had no ring_size and depth, ABI 3's QWAIT
- * no messages and reserved.
+ * they know. ABI 2's QCONNECT had no ring_size and depth, ABI 13's no
+ * ring_addr (the ring is the kernel's), ABI 3's QWAIT no messages and
+ * reserved.
  */
 #define KRCORE_IOC_QCONNECT_ABI2 \
 	_IOC(_IOC_READ | _IOC_WRITE, KRCORE_IOC_MAGIC, 0x06, \
 	     offsetof(struct krcore_qconnect, ring_size))
+#define KRCORE_IOC_QCONNECT_ABI13 \
+	_IOC(_IOC_READ | _IOC_WRITE, KRCORE_IOC_MAGIC, 0x06, \
+	     offsetof(struct krcore_qconnect, ring_addr))
 #define KRCORE_IOC_QWAIT_ABI3 \
 	_IOC(_IOC_READ | _IOC_WRITE, KRCORE_IOC_MAGIC, 0x0b, \
 	     offsetof(struct krcore_qwait, messages))
 static_assert(offsetof(struct krcore_qconnect, ring_size) == 120);
+static_assert(offsetof(struct krcore_qconnect, ring_addr) == 128);
 static_assert(offsetof(struct krcore_qwait, messages) == 8);
 
 static long krc_ioc_qconnect(struct krc_vqueue *vq, void __user *uarg,
@@ -201,7 +207,8 @@ static long krc_ioc_qconnect(struct krc_vqueue *vq, void __user *uarg,
 	if (copy_from_user(&qc, uarg, usize))
 		return -EFAULT;
 	/* A port names a 16-bit port of the peer: never truncate it. */
-	if (qc.flags & ~KRCORE_QCONNECT_F_RC || qc.port > 0xffff)
+	if (qc.flags & ~KRCORE_QCONNECT_F_RC || qc.port > 0xffff ||
+	    qc.reserved || !PAGE_ALIGNED(qc.ring_addr))
 		return -EINVAL;
 	tmo = qc.timeout_ms ? qc.timeout_ms : krc_param_connect_timeout_ms;
 	tmo = min_t(unsigned long, tmo, KRC_CONNECT_TIMEOUT_MAX_MS);
@@ -222,7 +229,8 @@ static long krc_ioc_qconnect(struct krc_vqueue *vq, void __user *uarg,
 	} else if (!vq->proc) {
 		ret = -EPERM;		/* a kernel thread */
 	} else {
-		ret = vq->slots ? 0 : krc_vq_dp_init(vq);
+		ret = krc_vq_dp_ring(vq, qc.ring_addr, qc.ring_len,
+				     &qc.ring_size);
 		/*
 		 * The connection picked may fail before the VQ joins it;
 		 * its recovery would not see the VQ: pick again.
@@ -273,6 +281,8 @@ static long krc_ioc_qconnect(struct krc_vqueue *vq, void __user *uarg,
 			vq->check.has_port = false;
 		}
 	}
+	/* Which ring the VQ has: the caller's (ABI 14) or the kernel's. */
+	qc.ring_addr = vq->slots ? vq->uring_addr : 0;
 	mutex_unlock(&vq->lock);
 	ret = krc_qconnect_errno(ret);
 	if (ret)
@@ -553,6 +563,7 @@ static long krc_vq_ioctl_dev(struct krc_vqueue *vq, unsigned int cmd,
 	case KRCORE_IOC_LOOKUP:
 		return krc_ioc_lookup(uarg);
 	case KRCORE_IOC_QCONNECT:
+	case KRCORE_IOC_QCONNECT_ABI13:
 	case KRCORE_IOC_QCONNECT_ABI2:
 		return krc_ioc_qconnect(vq, uarg, _IOC_SIZE(cmd));
 	case KRCORE_IOC_PROBE:
@@ -645,6 +656,7 @@ long krc_vq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case KRCORE_IOC_LOOKUP:
 	case KRCORE_IOC_QCONNECT:
+	case KRCORE_IOC_QCONNECT_ABI13:
 	case KRCORE_IOC_QCONNECT_ABI2:
 	case KRCORE_IOC_PROBE:
 	case KRCORE_IOC_REG_MR:

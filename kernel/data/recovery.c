@@ -199,7 +199,8 @@ void krc_recover(struct krc_conn *conn)
 			}
 			/* The kernel's count; the ring shows a copy. */
 			vq->recoveries++;
-			if (vq->ring)
+			/* Not after the close: the ring may be reused. */
+			if (vq->ring && !vq->closing)
 				WRITE_ONCE(vq->ring->recoveries, vq->recoveries);
 			krc_conn_put(conn);	/* the VQ's reference */
 		} else {

@@ -21,14 +21,21 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
-#include <linux/xarray.h>
+#include <linux/bitmap.h>
 
 #include "data/data.h"
 #include "card.h"
 
-/* Every VQ by id: the VQ part of the cookies. */
-static DEFINE_XARRAY_ALLOC1(krc_vqs);
-static u32 krc_vq_next;
+/*
+ * Every open VQ, and the ids in use (the VQ part of the cookies: unique
+ * among open VQs, handed out cyclically). A bitmap and a list, not an
+ * xarray: a process's only VQ would allocate and free the xarray's nodes
+ * at every open and close.
+ */
+static DEFINE_SPINLOCK(krc_vqs_lock);
+static LIST_HEAD(krc_vqs);
+static DECLARE_BITMAP(krc_vq_ids, KRC_COOKIE_VQ_MAX + 1);
+static u32 krc_vq_next = 1;
 static atomic_t krc_nvqs = ATOMIC_INIT(0);	/* open VQs of the node */
 
 static void krc_vq_free(struct kref *ref);
@@ -43,6 +50,34 @@ void krc_vq_get(struct krc_vqueue *vq)
 void krc_vq_put(struct krc_vqueue *vq)
 {
 	kref_put(&vq->ref, krc_vq_free);
+}
+
+/* An id for @vq, on the list of open VQs; -EMFILE: none left. */
+static int krc_vq_id_get(struct krc_vqueue *vq)
+{
+	const unsigned long max = KRC_COOKIE_VQ_MAX + 1;
+	unsigned long id;
+
+	spin_lock(&krc_vqs_lock);
+	id = find_next_zero_bit(krc_vq_ids, max, krc_vq_next);
+	if (id >= max)
+		id = find_next_zero_bit(krc_vq_ids, max, 1);
+	if (id < max) {
+		__set_bit(id, krc_vq_ids);
+		krc_vq_next = id + 1;
+		vq->id = id;
+		list_add(&vq->all_node, &krc_vqs);
+	}
+	spin_unlock(&krc_vqs_lock);
+	return id < max ? 0 : -EMFILE;
+}
+
+static void krc_vq_id_put(struct krc_vqueue *vq)
+{
+	spin_lock(&krc_vqs_lock);
+	list_del_init(&vq->all_node);
+	__clear_bit(vq->id, krc_vq_ids);
+	spin_unlock(&krc_vqs_lock);
 }
 
 static int krc_vq_open(struct inode *inode, struct file *file)
@@ -66,6 +101,7 @@ static int krc_vq_open(struct inode *inode, struct file *file)
 	spin_lock_init(&vq->rlock);
 	init_waitqueue_head(&vq->wq);
 	INIT_LIST_HEAD(&vq->conn_node);
+	INIT_LIST_HEAD(&vq->all_node);
 	INIT_LIST_HEAD(&vq->dg_queue);
 	INIT_LIST_HEAD(&vq->dg_active);
 	INIT_WORK(&vq->close_work, krc_vq_close_work);
@@ -79,13 +115,9 @@ static int krc_vq_open(struct inode *inode, struct file *file)
 			goto err;
 		}
 	}
-	ret = xa_alloc_cyclic(&krc_vqs, &vq->id, vq,
-			      XA_LIMIT(1, KRC_COOKIE_VQ_MAX), &krc_vq_next,
-			      GFP_KERNEL);
-	if (ret < 0) {
-		ret = ret == -EBUSY ? -EMFILE : ret;
+	ret = krc_vq_id_get(vq);
+	if (ret)
 		goto err;
-	}
 	file->private_data = vq;
 	krc_obj_created(KRC_OBJ_VQ);
 	return 0;
@@ -181,7 +213,7 @@ static void krc_vq_free(struct kref *ref)
  */
 static void krc_vq_close_finish(struct krc_vqueue *vq)
 {
-	xa_erase(&krc_vqs, vq->id);
+	krc_vq_id_put(vq);
 	mutex_lock(&vq->lock);
 	krc_vq_unbind(vq);
 	mutex_unlock(&vq->lock);
@@ -230,6 +262,11 @@ static int krc_vq_release(struct inode *inode, struct file *file)
 	spin_unlock_irq(&vq->dlock);
 	if (vq->dgram)
 		krc_dg_vq_abandon(vq);
+	/* Nothing is written to a ring of the process's from now on. */
+	if (vq->uring_pages) {
+		/* Ordered after the last entry written (dlock above). */
+		smp_store_release(&vq->ring->released, 1);
+	}
 	mutex_unlock(&vq->lock);
 	spin_lock_irq(&vq->dlock);
 	idle = !vq->inflight;
@@ -251,16 +288,26 @@ static int krc_vq_release(struct inode *inode, struct file *file)
 void krc_vqs_disassociate(void)
 {
 	struct krc_vqueue *vq;
-	unsigned long id;
+	LIST_HEAD(todo);
 
-	xa_for_each(&krc_vqs, id, vq) {
+	/* One at a time off @todo, back on the list; a close takes it off. */
+	spin_lock(&krc_vqs_lock);
+	list_splice_init(&krc_vqs, &todo);
+	while ((vq = list_first_entry_or_null(&todo, struct krc_vqueue,
+					      all_node))) {
+		list_move(&vq->all_node, &krc_vqs);
+		krc_vq_get(vq);
+		spin_unlock(&krc_vqs_lock);
 		mutex_lock(&vq->lock);
 		WRITE_ONCE(vq->gone, true);
 		krc_vq_unbind(vq);
 		krc_vq_dp_unmap(vq);
 		mutex_unlock(&vq->lock);
 		wake_up_all(&vq->wq);
+		krc_vq_put(vq);
+		spin_lock(&krc_vqs_lock);
 	}
+	spin_unlock(&krc_vqs_lock);
 }
 
 /*
@@ -309,7 +356,9 @@ static int krc_vq_mmap(struct file *file, struct vm_area_struct *vma)
 	/* Not vq->lock: mmap_lock is held here (lockdep, debug kernel). */
 	mutex_lock(&vq->map_lock);
 	mem = vma->vm_pgoff == KRCORE_MMAP_RING ? vq->map_ring : vq->map_rring;
-	if (!mem)
+	if (vma->vm_pgoff == KRCORE_MMAP_RING && READ_ONCE(vq->uring_pages))
+		ret = -EINVAL;	/* the ring is the process's own memory */
+	else if (!mem)
 		ret = -ENOTCONN;
 	else if (size != (vma->vm_pgoff == KRCORE_MMAP_RING ? vq->ring_size :
 			  vq->rring_size))

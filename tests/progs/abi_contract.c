@@ -28,9 +28,13 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/capability.h>
 
 #include "libkrcore.h"
 
@@ -294,8 +298,8 @@ static void ioc(unsigned long cmd, unsigned int nr, size_t size,
 
 static void do_static(void)
 {
-	check(KRCORE_ABI_VERSION == 13,
-	      "this contract test is of ABI version 13", "%d",
+	check(KRCORE_ABI_VERSION == 14,
+	      "this contract test is of ABI version 14", "%d",
 	      KRCORE_ABI_VERSION);
 	check(sizeof(struct krcore_card) == KRCORE_CARD_SIZE &&
 	      KRCORE_CARD_SIZE == 64, "the node address card: 64 bytes",
@@ -352,7 +356,7 @@ static void do_static(void)
 	      KRCORE_MEMBERS_POLL_MS, KRCORE_MEMBERS_MAX_WAIT_MS);
 	SIZE(krcore_version, 40);
 	SIZE(krcore_port_info, 136);
-	SIZE(krcore_qconnect, 128);
+	SIZE(krcore_qconnect, 144);
 	SIZE(krcore_probe, 72);
 	SIZE(krcore_lookup, 104);
 	SIZE(krcore_node_info, 120);
@@ -1018,6 +1022,162 @@ static void dp_open(struct dp *d, const char *peer, uint32_t port,
 		die("reg_mr");
 	d->raddr = raddr;
 	d->rkey = rkey;
+}
+
+/* QCONNECT over RC with the ring at @addr (@len bytes): 0 or the errno. */
+static int qconnect_ring(int fd, const char *addr, void *ring, uint32_t len,
+			 struct krcore_qconnect *qc)
+{
+	memset(qc, 0, sizeof(*qc));
+	gid_of(addr, qc->gid);
+	qc->flags = KRCORE_QCONNECT_F_RC;
+	qc->ring_addr = (uintptr_t)ring;
+	qc->ring_len = len;
+	return ioctl(fd, KRCORE_IOC_QCONNECT, qc) ? errno : 0;
+}
+
+/* Drop CAP_IPC_LOCK from the effective set: RLIMIT_MEMLOCK applies. */
+static void drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct c[2];
+
+	if (syscall(SYS_capget, &h, c))
+		die("capget");
+	c[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+	if (syscall(SYS_capset, &h, c))
+		die("capset");
+}
+
+/*
+ * The completion ring in the caller's memory (ABI 14): its errors, the
+ * header the kernel sets, completions written there, the released flag,
+ * RLIMIT_MEMLOCK, and no ring of another process's.
+ */
+static void check_user_ring(struct dp *d, const char *self, const char *peer)
+{
+	size_t pg = getpagesize(), len = 64 * pg;
+	struct krcore_qconnect qc;
+	struct krcore_qpush res;
+	struct krcore_wr w;
+	struct krcore_ring *r;
+	struct krcore_cqe *c;
+	char *mem = alloc_buf(len), *ro;
+	uint32_t need;
+	pid_t pid;
+	int fd, fd2, e, st;
+	void *m;
+
+	fd = vq_open();
+	e = qconnect_ring(fd, peer, mem + 8, len - pg, &qc);
+	check(e == EINVAL, "ring_addr not page-aligned: EINVAL", "%s",
+	      strerror(e));
+	qc.reserved = 1;
+	qc.ring_addr = (uintptr_t)mem;
+	e = ioctl(fd, KRCORE_IOC_QCONNECT, &qc) ? errno : 0;
+	check(e == EINVAL, "qconnect reserved set: EINVAL", "%s", strerror(e));
+	e = qconnect_ring(fd, peer, mem, pg, &qc);
+	need = qc.ring_size;
+	check(e == EMSGSIZE && need > pg && !(need % pg) && !qc.ring_addr,
+	      "ring_len below the ring's size: EMSGSIZE, ring_size says what it needs, ring_addr 0",
+	      "%s, ring_size %u, ring_addr %llx", strerror(e), need,
+	      (unsigned long long)qc.ring_addr);
+	ro = mmap(NULL, need, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ro == MAP_FAILED)
+		die("mmap");
+	e = qconnect_ring(fd, peer, ro, need, &qc);
+	check(e == EFAULT, "a ring in read-only memory: EFAULT", "%s",
+	      strerror(e));
+	munmap(ro, need);
+	e = qconnect_ring(fd, peer, ro, need, &qc);
+	check(e == EFAULT, "a ring in unmapped memory: EFAULT", "%s",
+	      strerror(e));
+	/* A failed connect keeps the ring it took: the next names it. */
+	memset(mem, 0xa5, pg);	/* the header the kernel must set */
+	e = qconnect_ring(fd, "10.77.0.99", mem, need, &qc);
+	check(e == ENXIO && qc.ring_addr == (uintptr_t)mem,
+	      "a qconnect that fails after taking the ring: ring_addr out names it",
+	      "%s, ring_addr %llx", strerror(e),
+	      (unsigned long long)qc.ring_addr);
+	e = qconnect_ring(fd, peer, mem + need, need, &qc);
+	check(e == EINVAL, "a later qconnect naming another ring: EINVAL", "%s",
+	      strerror(e));
+	e = qconnect_ring(fd, peer, mem, need, &qc);
+	r = (struct krcore_ring *)mem;
+	check(!e && qc.ring_addr == (uintptr_t)mem && qc.ring_size == need,
+	      "qconnect with the ring in the caller's memory: ring_addr out, ring_size",
+	      "%s, ring_addr %llx size %u", strerror(e),
+	      (unsigned long long)qc.ring_addr, qc.ring_size);
+	check(!e && r->entries && !(r->entries & (r->entries - 1)) &&
+	      r->depth == qc.depth && r->size == need &&
+	      r->entry_offset == pg && r->producer == 0 && r->consumer == 0 &&
+	      r->recoveries == 0 && r->released == 0,
+	      "the caller's ring: header set when the kernel took it, indexes 0, released 0",
+	      "entries %u depth %u size %u off %u prod %u cons %u rel %u",
+	      r->entries, r->depth, r->size, r->entry_offset, r->producer,
+	      r->consumer, r->released);
+	m = mmap(NULL, need, PROT_READ, MAP_SHARED, fd, KRCORE_MMAP_RING);
+	check(m == MAP_FAILED && errno == EINVAL,
+	      "mmap of KRCORE_MMAP_RING of a VQ with the caller's ring: EINVAL",
+	      "%s", m == MAP_FAILED ? strerror(errno) : "mapped");
+	wr_rw(&w, KRCORE_WR_READ, d->buf, 64, d->mr.lkey, d->raddr, d->rkey,
+	      0x7515);
+	e = qpush(fd, &w, 1, &res) == 1 ? 0 : errno;
+	c = (struct krcore_cqe *)(mem + r->entry_offset);
+	{
+		uint64_t end = now_ms() + 10000;
+
+		while (!e && !__atomic_load_n(&r->producer, __ATOMIC_ACQUIRE) &&
+		       now_ms() < end)
+			usleep(1000);
+	}
+	check(!e && r->producer == 1 && c[0].wr_id == 0x7515 &&
+	      c[0].status == KRCORE_WC_SUCCESS && c[0].byte_len == 64,
+	      "a completion written into the caller's ring",
+	      "%s (reason %u), producer %u, wr_id %llx status %u len %u",
+	      strerror(e), res.reason, r->producer,
+	      (unsigned long long)c[0].wr_id, c[0].status,
+	      c[0].byte_len);
+	/* released: when the file is, not at the first close. */
+	fd2 = dup(fd);
+	close(fd);
+	check(r->released == 0,
+	      "released stays 0 while another descriptor holds the file", "%u",
+	      r->released);
+	close(fd2);
+	check(__atomic_load_n(&r->released, __ATOMIC_ACQUIRE) == 1,
+	      "released 1 once the VQ's file is released", "%u", r->released);
+
+	/* Over RLIMIT_MEMLOCK without CAP_IPC_LOCK: ENOMEM. */
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 0, 0 };
+
+		drop_ipc_lock();
+		if (setrlimit(RLIMIT_MEMLOCK, &rl))
+			_exit(3);
+		fd = vq_open();
+		e = qconnect_ring(fd, self, mem, need, &qc);
+		_exit(e == ENOMEM ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "a ring over RLIMIT_MEMLOCK without CAP_IPC_LOCK: ENOMEM",
+	      "status %d", st);
+	/* Another process's VQ: never a ring of its own memory. */
+	fd = vq_open();
+	pid = fork();
+	if (pid == 0) {
+		e = qconnect_ring(fd, self, mem, need, &qc);
+		_exit(e == EINVAL ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "a ring of a VQ another process opened: EINVAL", "status %d", st);
+	close(fd);
+	munmap(mem, len);
 }
 
 static void check_reg_mr(struct dp *d)
@@ -1778,6 +1938,7 @@ static void do_main(const char *peer, const char *info, const char *self)
 	check_poll(&d);
 	check_fork(&d);
 	check_culprit(&d);
+	check_user_ring(&d, self, peer);
 	check_loopback(self);
 	check_throttle(peer, a, k);
 }

@@ -258,6 +258,7 @@ static int do_ring(const char *self, uint32_t port)
 	struct krc_mr mr;
 	struct krc_vq *rx, *tx;
 	uint32_t entries, slot, doff, eoff, cons = 0, i, n = 100, got = 0;
+	int posted;
 	struct krcore_msg *msgs;
 	uint8_t *rmem, *buf;
 	size_t rsize;
@@ -289,11 +290,9 @@ static int do_ring(const char *self, uint32_t port)
 	rr->dropped = 0xffffffff;
 
 	/* The sender: a VQ of this process connected to itself. */
+	/* Its completion ring: this process's memory (libkrcore's). */
 	tx = open_connected(self, port, &qc);
-	cr = mmap(NULL, qc.ring_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		  krc_vq_fd(tx), KRCORE_MMAP_RING);
-	if (cr == MAP_FAILED)
-		die("mmap ring");
+	cr = (struct krcore_ring *)krc_vq_ring(tx);
 	buf = alloc_buf(4096);
 	if (krc_reg_mr(tx, buf, 4096, KRCORE_ACCESS_LOCAL_WRITE, &mr))
 		die("reg_mr");
@@ -313,7 +312,11 @@ static int do_ring(const char *self, uint32_t port)
 		cr->entries = 0x80000000;
 		cr->depth = 0xffffffff;
 		cr->entry_offset = 0xffff0000;
-		if (krc_qpush(tx, &w, 1) != 1) {
+		/* Flow control: a slot of the port lent again first. */
+		posted = krc_qpush(tx, &w, 1);
+		while (posted == -EAGAIN && krc_qflow_wait(tx, 5000) > 0)
+			posted = krc_qpush(tx, &w, 1);
+		if (posted != 1) {
 			FAIL("SEND %u not posted: %s", i, krc_errmsg());
 			break;
 		}
@@ -996,14 +999,10 @@ static int do_probe(const char *peer, const char *dir)
 /* The kernel's count of recoveries of @vq's connection (its ring). */
 static long long ring_recoveries(struct krc_vq *vq, uint32_t size)
 {
-	struct krcore_ring h;
-	void *m = mmap(NULL, size, PROT_READ, MAP_SHARED, krc_vq_fd(vq), 0);
+	const struct krcore_ring *r = krc_vq_ring(vq);
 
-	if (m == MAP_FAILED)
-		return -1;
-	memcpy(&h, m, sizeof(h));
-	munmap(m, size);
-	return (long long)h.recoveries;
+	return r ? (long long)__atomic_load_n(&r->recoveries,
+					      __ATOMIC_ACQUIRE) : -1;
 }
 
 /* What the churn processes saw, in memory they share. */
@@ -1408,8 +1407,10 @@ static int do_vqonce(const char *self)
 {
 	uint32_t size;
 	void *ring;
-	struct krc_vq *vq = vq_with_completions(self, 4, 0x5a5a0000, &ring,
-						&size);
+	struct krc_vq *vq;
+
+	setenv("KRC_KERNEL_RING", "1", 1);	/* a ring to map */
+	vq = vq_with_completions(self, 4, 0x5a5a0000, &ring, &size);
 
 	munmap(ring, size);
 	krc_vq_close(vq);
@@ -1435,6 +1436,8 @@ static int do_vqcache(const char *self)
 	pid_t pid;
 	int st;
 
+	/* Rings of the kernel's (mapped), as a module of ABI 13 gave. */
+	setenv("KRC_KERNEL_RING", "1", 1);
 	/* A: a VQ with completions, unmapped and closed: kept. */
 	kept = counter("vq_cache_kept");
 	pid = fork();

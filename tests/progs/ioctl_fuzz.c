@@ -115,6 +115,7 @@ struct vqs {
 	size_t rring_size;
 	uint32_t ring_bytes;	/* from qconnect / qbind */
 	uint32_t rring_bytes;
+	uint8_t *uring;		/* the ring the kernel took in our memory */
 };
 
 struct mrs {
@@ -126,6 +127,8 @@ static struct vqs vq[MAXVQ];
 static struct mrs mr[MAXMR];
 static int nmr;
 static uint8_t *buf, *ro, *guard;	/* guard: the page after is unmapped */
+#define URING_PAGES	16
+static uint8_t *urings;			/* memory offered as rings (ABI 14) */
 static uint8_t self_gid[16], peer_gid[16];
 static uint64_t peer_addr;
 static uint32_t peer_rkey;
@@ -256,8 +259,35 @@ static void do_qconnect(void)
 	qc.timeout_ms = 1 + pick(300);
 	if (!pick(20))
 		qc.flags = any_u32();
+	/* A ring in this process's memory: good, too small, not ours... */
+	switch (pick(10)) {
+	case 0:
+	case 1:
+	case 2:
+		qc.ring_addr = (uintptr_t)(urings + pagesz * pick(URING_PAGES));
+		break;
+	case 3:
+		qc.ring_addr = (uintptr_t)(buf + pagesz * pick(BUFSZ / pagesz));
+		break;
+	case 4:
+		qc.ring_addr = (uintptr_t)(pick(2) ? ro : guard);
+		break;
+	case 5:
+		qc.ring_addr = any_u64() & ~(uint64_t)(pagesz - 1);
+		break;
+	case 6:
+		qc.ring_addr = any_u64();
+		break;
+	}
+	qc.ring_len = pick(3) ? pagesz * (1 + pick(URING_PAGES)) : any_u32();
+	if (!pick(20))
+		qc.reserved = any_u32();
 	ret = ioctl(vq[i].fd, KRCORE_IOC_QCONNECT, arg_ptr(&qc, sizeof(qc)));
 	count(OP_QCONNECT, ret);
+	if (vq[i].fd >= 0 && qc.ring_addr &&
+	    (uint8_t *)(uintptr_t)qc.ring_addr >= urings &&
+	    (uint8_t *)(uintptr_t)qc.ring_addr < urings + URING_PAGES * pagesz)
+		vq[i].uring = (uint8_t *)(uintptr_t)qc.ring_addr;
 	if (!ret) {
 		__atomic_add_fetch(&st->connected, 1, __ATOMIC_RELAXED);
 		vq[i].ring_bytes = qc.ring_size;
@@ -459,6 +489,15 @@ static void do_scribble(void)
 		scribble(v->ring, v->ring_size);
 	if (v->rring)
 		scribble(v->rring, v->rring_size);
+	if (v->uring)	/* within urings: at most its end */
+		scribble(v->uring, (size_t)(urings + URING_PAGES * pagesz -
+					    v->uring));
+	/* The rings in our memory unmapped under the kernel, and new ones. */
+	if (!pick(16) && mmap(urings, URING_PAGES * pagesz,
+			      PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+	    MAP_FAILED)
+		exit(2);
 	count(OP_SCRIBBLE, 0);
 }
 
@@ -940,6 +979,12 @@ static void setup(const char *self, const char *peer, const char *info)
 		exit(2);
 	}
 	munmap(guard + pagesz, pagesz);
+	urings = mmap(NULL, URING_PAGES * pagesz, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (urings == MAP_FAILED) {
+		perror("mmap");
+		exit(2);
+	}
 	if (krc_gid_parse(self, self_gid) || krc_gid_parse(peer, peer_gid)) {
 		fprintf(stderr, "ioctl_fuzz: bad address\n");
 		exit(2);
