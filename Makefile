@@ -245,14 +245,16 @@ test-passive-loop: all
 	done
 
 # The benchmarks on two nodes, first contact on three, the full mesh on four, the RPC benchmark on two
-# (bench/rpc.sh, as make bench-rpc), then their report: build/bench/results
+# (bench/rpc.sh, as make bench-rpc), the connection rate on two nodes of two vCPUs
+# (bench/cores.sh), then their report: build/bench/results
 # (summary.txt, results.json, a PNG per figure, rpc_bench.out; bench/report.sh).
 # Then, in the same invocation, the remote memory benchmark (make bench-lmr,
 # build/bench/lmr-results) and UCX over krcore beside tcp (make bench-ucx,
 # build/bench/ucx-results), each with its summary and plots: both run even
 # if the other failed, and make bench fails if either did.
 bench: all
-	rm -rf $(BUILD)/bench/run $(BUILD)/bench/fc $(BUILD)/bench/mesh $(BUILD)/bench/rpc
+	rm -rf $(BUILD)/bench/run $(BUILD)/bench/fc $(BUILD)/bench/mesh $(BUILD)/bench/rpc \
+		$(BUILD)/bench/cores
 	@mkdir -p $(BUILD)/bench
 	@{ echo "commit $$(git describe --always --dirty 2>/dev/null || echo unknown)"; \
 	  echo "start $$(date -u '+%Y-%m-%d %H:%M UTC')"; \
@@ -264,9 +266,10 @@ bench: all
 	tools/krcluster -n 3 -t 1500 -p -o $(BUILD)/bench/fc -- sh bench/first_contact.sh
 	tools/krcluster -n 4 -t 1200 -p -o $(BUILD)/bench/mesh -- sh bench/mesh.sh
 	tools/krcluster -n 2 -t 1500 -p -o $(BUILD)/bench/rpc -- sh bench/rpc.sh
+	tools/krcluster -n 2 -c 2 -t 1500 -p -o $(BUILD)/bench/cores -- sh bench/cores.sh
 	@echo "load at end $$(cut -d' ' -f1-3 /proc/loadavg)" >>$(BUILD)/bench/run-info
 	sh bench/report.sh $(BUILD)/bench/run $(BUILD)/bench/results $(BUILD)/bench/mesh $(BUILD)/bench/fc \
-		$(BUILD)/bench/rpc
+		$(BUILD)/bench/rpc $(BUILD)/bench/cores
 	cp $(BUILD)/bench/run-info $(BUILD)/bench/results/
 	rc=0; \
 	$(MAKE) bench-lmr || { rc=1; echo "make bench: bench-lmr failed"; }; \

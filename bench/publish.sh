@@ -49,8 +49,9 @@ cp "$res/summary.txt" "$res/results.json" "$doc/" || exit 1
 for f in "$res"/*.png; do
 	[ -e "$f" ] && cp "$f" "$doc/"
 done
-for f in connect_bench.out conn_floor.out connect_rate.out meta_bench.out \
-	first_contact.out mesh.out state_table.txt qp_cost.out perftest.out rpc_bench.out; do
+for f in connect_bench.out conn_floor.out connect_rate.out connect_rate_cpus.out \
+	meta_bench.out first_contact.out mesh.out state_table.txt qp_cost.out \
+	perftest.out rpc_bench.out; do
 	[ -s "$res/$f" ] && cp "$res/$f" "$doc/"
 done
 
@@ -173,13 +174,15 @@ EOF
 		flush()
 	}
 	' "$res/summary.txt"
-	for f in connect_bench.out conn_floor.out connect_rate.out meta_bench.out \
-		first_contact.out mesh.out state_table.txt rpc_bench.out; do
+	for f in connect_bench.out conn_floor.out connect_rate.out \
+		connect_rate_cpus.out meta_bench.out first_contact.out mesh.out \
+		state_table.txt rpc_bench.out; do
 		[ -s "$res/$f" ] || continue
 		case $f in
 		connect_bench.out) t="Connection setup, as connect_bench printed it" ;;
 		conn_floor.out) t="A connection beside the system-call floor, as conn_floor printed it" ;;
 		connect_rate.out) t="Connection rate, as connect_bench rate printed it" ;;
+		connect_rate_cpus.out) t="Connection rate on nodes of two vCPUs (multi-threaded TCG), as bench/cores.sh printed it" ;;
 		meta_bench.out) t="MetaServer lookups, as meta_bench printed it" ;;
 		first_contact.out) t="First contact, as bench/first_contact.sh printed it" ;;
 		mesh.out) t="Full mesh, as bench/mesh.sh printed it" ;;

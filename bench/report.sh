@@ -13,9 +13,10 @@
 # bench/first_contact.sh, its samples and first_contact.out; RPC_DIR, the
 # two-node run of bench/rpc.sh, its samples (the rpc_* figures) and
 # rpc_bench.out (its "rpc_bench:" and "ratio:" lines, with each ratio's
-# hardware note).
+# hardware note); CORES_DIR, the run of bench/cores.sh on nodes of two
+# vCPUs, its samples (the *_cpus2 figures) and connect_rate_cpus.out.
 #
-#   sh bench/report.sh RUN_DIR RESULTS_DIR [MESH_DIR [FC_DIR [RPC_DIR]]]
+#   sh bench/report.sh RUN_DIR RESULTS_DIR [MESH_DIR [FC_DIR [RPC_DIR [CORES_DIR]]]]
 #
 # A DIR given as "-" (or empty) is left out. RUN_DIR may be left out only
 # when RPC_DIR is given (make bench-rpc: the RPC figures alone); the state
@@ -26,13 +27,15 @@ res=${2:-}
 mesh=${3:-}
 fc=${4:-}
 rpc=${5:-}
+cores=${6:-}
 [ "$run" = - ] && run=""
+[ "$cores" = - ] && cores=""
 [ "$mesh" = - ] && mesh=""
 [ "$fc" = - ] && fc=""
 [ "$rpc" = - ] && rpc=""
-if [ $# -lt 2 ] || [ $# -gt 5 ] || [ -z "$res" ] ||
+if [ $# -lt 2 ] || [ $# -gt 6 ] || [ -z "$res" ] ||
 	{ [ -n "$run" ] && [ ! -d "$run" ]; } || { [ -z "$run" ] && [ -z "$rpc" ]; }; then
-	echo "usage: sh bench/report.sh RUN_DIR RESULTS_DIR [MESH_DIR [FC_DIR [RPC_DIR]]] (a DIR \"-\": none; RUN_DIR only with RPC_DIR)" >&2
+	echo "usage: sh bench/report.sh RUN_DIR RESULTS_DIR [MESH_DIR [FC_DIR [RPC_DIR [CORES_DIR]]]] (a DIR \"-\": none; RUN_DIR only with RPC_DIR)" >&2
 	exit 2
 fi
 if [ -n "$run" ] && [ ! -s "$run/bench.samples" ]; then
@@ -93,6 +96,14 @@ if [ -n "$rpc" ]; then
 		echo "report: no RPC samples in $rpc/bench.samples" >&2
 	fi
 	[ -f "$rpc/rpc_bench.out" ] && cp "$rpc/rpc_bench.out" "$res/"
+fi
+if [ -n "$cores" ]; then
+	if [ -s "$cores/bench.samples" ]; then
+		cat "$cores/bench.samples" >>"$res/samples.txt"
+	else
+		echo "report: no samples of the run on two vCPUs in $cores/bench.samples" >&2
+	fi
+	[ -f "$cores/connect_rate_cpus.out" ] && cp "$cores/connect_rate_cpus.out" "$res/"
 fi
 "$bin/krbench_report" -q "$res" "$res/samples.txt" || exit 1
 sh bench/plot.sh "$res" || exit 1

@@ -38,8 +38,9 @@ extern "C" {
 struct krc_vq;
 
 /*
- * Open a virtual queue. Checks that krcore.ko is loaded and speaks ABI
- * version >= KRC_LIB_ABI_VERSION (-EPROTO otherwise).
+ * Open a virtual queue. Checks that krcore.ko is loaded and, at the
+ * process's first open, that it speaks ABI version >= KRC_LIB_ABI_VERSION
+ * (-EPROTO otherwise).
  * Returns 0 and *vqp, or -ENOENT (module not loaded), -EACCES, -EPROTO...
  */
 int krc_vq_open(struct krc_vq **vqp);

@@ -218,6 +218,9 @@ static void __exit krc_exit(void)
 	krc_down();
 	krc_device_exit();
 	krc_conn_layer_exit();
+	/* The last VQs' closes may have run in the background. */
+	flush_workqueue(krc_wq);
+	krc_procs_idle_drain();
 	krc_core_exit();
 	if (!krc_stats_report_leaks())
 		pr_info("krcore: unloaded, every object freed\n");

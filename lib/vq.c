@@ -45,6 +45,10 @@ int krcl_ioctl(const struct krc_vq *vq, unsigned long cmd, void *arg)
 	return ret < 0 ? -errno : ret;
 }
 
+/* What the first open read (krc_vq_open); @checked once it is there. */
+static struct krcore_version module_version;
+static int checked;
+
 int krc_vq_open(struct krc_vq **vqp)
 {
 	struct krc_vq *vq;
@@ -66,6 +70,16 @@ int krc_vq_open(struct krc_vq **vqp)
 					KRCORE_DEVICE_PATH);
 		return krcl_fail(ret, "%s: cannot open", KRCORE_DEVICE_PATH);
 	}
+	/*
+	 * The module's ABI, checked at this process's first open: one
+	 * system call less for every later VQ (a module reloaded under a
+	 * running process is not looked at again).
+	 */
+	if (__atomic_load_n(&checked, __ATOMIC_ACQUIRE)) {
+		vq->version = module_version;
+		*vqp = vq;
+		return 0;
+	}
 	ret = krcl_ioctl(vq, KRCORE_IOC_VERSION, &vq->version);
 	if (ret < 0) {
 		close(vq->fd);
@@ -84,6 +98,8 @@ int krc_vq_open(struct krc_vq **vqp)
 		free(vq);
 		return ret;
 	}
+	module_version = vq->version;
+	__atomic_store_n(&checked, 1, __ATOMIC_RELEASE);
 	*vqp = vq;
 	return 0;
 }

@@ -260,6 +260,7 @@ static int krc_vq_dp_alloc(struct krc_vqueue *vq, struct ib_device *ibdev,
 	vq->order.ids = kvcalloc(krc_order_size(depth), sizeof(u16),
 				 GFP_KERNEL_ACCOUNT);
 	vq->scratch = kzalloc(sizeof(*vq->scratch), GFP_KERNEL_ACCOUNT);
+	vq->spare = krc_dp_spare_alloc();
 	vq->hdrs = kcalloc(depth, KRC_DATA_HDR_SIZE, GFP_KERNEL_ACCOUNT);
 	if (vq->hdrs) {
 		vq->hdrs_dma = ib_dma_map_single(ibdev, vq->hdrs,
@@ -273,7 +274,7 @@ static int krc_vq_dp_alloc(struct krc_vqueue *vq, struct ib_device *ibdev,
 		}
 	}
 	if (!vq->slots || !vq->free || !vq->order.ids || !vq->scratch ||
-	    !vq->hdrs)
+	    !vq->hdrs || !vq->spare)
 		return -ENOMEM;
 	return 0;
 }
@@ -290,7 +291,8 @@ static int krc_uring_pin(struct krc_vqueue *vq, u64 addr, u32 npages)
 
 	if (!mm || mm != vq->mm)
 		return -EINVAL;
-	pages = kcalloc(npages, sizeof(*pages), GFP_KERNEL_ACCOUNT);
+	pages = npages <= ARRAY_SIZE(vq->uring_inline) ? vq->uring_inline :
+		kcalloc(npages, sizeof(*pages), GFP_KERNEL_ACCOUNT);
 	if (!pages)
 		return -ENOMEM;
 	if (atomic64_add_return(npages, &mm->pinned_vm) >
@@ -319,7 +321,8 @@ static int krc_uring_pin(struct krc_vqueue *vq, u64 addr, u32 npages)
 	return 0;
 err:
 	atomic64_sub(npages, &mm->pinned_vm);
-	kfree(pages);
+	if (pages != vq->uring_inline)
+		kfree(pages);
 	return ret;
 }
 
@@ -329,7 +332,8 @@ static void krc_uring_unpin(struct krc_vqueue *vq)
 		return;
 	unpin_user_pages_dirty_lock(vq->uring_pages, vq->uring_npages, true);
 	atomic64_sub(vq->uring_npages, &vq->mm->pinned_vm);
-	kfree(vq->uring_pages);
+	if (vq->uring_pages != vq->uring_inline)
+		kfree(vq->uring_pages);
 	vq->uring_pages = NULL;
 }
 
@@ -448,6 +452,8 @@ void krc_vq_dp_free(struct krc_vqueue *vq)
 	kvfree(vq->order.ids);
 	kfree(vq->scratch);
 	vfree(vq->ring_mem);
+	kfree(vq->spare);
+	vq->spare = NULL;
 	vq->slots = NULL;
 	vq->free = NULL;
 	vq->order.ids = NULL;

@@ -42,6 +42,7 @@
 #include "wr_check.h"
 
 struct mem_cgroup;
+struct krc_dp_spare;
 
 /* A user's connect timeout is capped: a connect never waits longer. */
 #define KRC_CONNECT_TIMEOUT_MAX_MS	60000
@@ -52,6 +53,9 @@ struct mem_cgroup;
  */
 struct krc_proc {
 	struct hlist_node hnode;	/* krc_procs, by mm */
+	struct list_head idle_node;	/* idle: no VQ left (mr.c) */
+	unsigned long idle_since;	/* jiffies */
+	struct krc_vqueue *spare_vq;	/* its last VQ's memory (ilock) */
 	struct kref ref;
 	struct mm_struct *mm;		/* the key (mmgrab'ed) */
 	struct mutex lock;		/* registrations */
@@ -179,7 +183,8 @@ struct krc_vqueue {
 	void *map_rring;
 	struct krcore_ring *ring;
 	/* or the ring is the process's own memory (ABI 14), pinned */
-	struct page **uring_pages;
+	struct page **uring_pages;	/* uring_inline, or kcalloc'ed */
+	struct page *uring_inline[4];	/* the default depth's 3 pages */
 	u32 uring_npages;
 	u64 uring_addr;
 	struct krcore_cqe *cqes;
@@ -194,6 +199,7 @@ struct krc_vqueue {
 	struct ib_device *dma_dev;	/* hdrs is mapped for it */
 	/* the data plane is charged to it (a reference; dp_cache.c) */
 	struct mem_cgroup *memcg;
+	struct krc_dp_spare *spare;	/* its entry in the cache, kept */
 	u64 inflight_bytes;		/* bytes of the outstanding requests */
 	/* two-sided: the bound port and its receive ring */
 	u32 bound_port;
@@ -386,6 +392,9 @@ bool krc_mr_remote_ok(struct krc_proc *proc, u32 rkey, u64 addr, u64 len,
 struct krc_umr *krc_mr_remote_get(u32 rkey, u64 addr, u64 len, u32 access);
 int krc_mr_copy_in(struct krc_umr *mr, u64 addr, const void *src, u32 len);
 void krc_procs_disassociate(void);
+void krc_procs_idle_drain(void);
+struct krc_vqueue *krc_proc_take_vq(struct krc_proc *proc);
+bool krc_proc_keep_vq(struct krc_proc *proc, struct krc_vqueue *vq);
 void krc_proc_note_break(struct krc_proc *proc);
 bool krc_proc_throttled(struct krc_proc *proc);
 void krc_proc_inflight_sub(struct krc_proc *proc, u32 wrs, u64 bytes);
@@ -408,6 +417,7 @@ void krc_vq_dp_free(struct krc_vqueue *vq);
 bool krc_dp_cache_take(struct krc_vqueue *vq, u32 depth,
 		       struct ib_device *ibdev, struct mem_cgroup *memcg);
 bool krc_dp_cache_give(struct krc_vqueue *vq);
+struct krc_dp_spare *krc_dp_spare_alloc(void);
 void krc_dp_cache_open(void);
 void krc_dp_cache_close(void);
 void krc_dp_cache_init(void);

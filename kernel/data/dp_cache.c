@@ -83,10 +83,19 @@ static void krc_dp_spare_free(struct krc_dp_spare *s)
 	kfree(s);
 }
 
+/* The entry a new data plane will take in the cache (one per plane). */
+struct krc_dp_spare *krc_dp_spare_alloc(void)
+{
+	return kmalloc(sizeof(struct krc_dp_spare), GFP_KERNEL_ACCOUNT);
+}
+
 /*
  * Take a data plane for @vq (depth @depth, for the device @ibdev) charged
- * to @memcg: its pointers set in @vq, every byte zeroed but the ring's
- * (which the caller zeroes if it uses it). False: none.
+ * to @memcg: its pointers set in @vq. False: none. Only its ring, which
+ * the caller zeroes if it uses it, ever showed a process anything: the
+ * slots (all free: a data plane is kept only with nothing in flight),
+ * the scratch of a qpush and the SEND headers are the kernel's, each
+ * entry written before it is read.
  */
 bool krc_dp_cache_take(struct krc_vqueue *vq, u32 depth,
 		       struct ib_device *ibdev, struct mem_cgroup *memcg)
@@ -108,9 +117,6 @@ bool krc_dp_cache_take(struct krc_vqueue *vq, u32 depth,
 		krc_event(KRC_EV_VQ_CACHE_MISSES);
 		return false;
 	}
-	memset(found->slots, 0, depth * sizeof(*found->slots));
-	memset(found->scratch, 0, sizeof(*found->scratch));
-	memset(found->hdrs, 0, depth * KRC_DATA_HDR_SIZE);
 	vq->slots = found->slots;
 	vq->free = found->free;
 	vq->order.ids = found->order;
@@ -121,7 +127,7 @@ bool krc_dp_cache_take(struct krc_vqueue *vq, u32 depth,
 	vq->ring_mem = found->ring_mem;
 	vq->ring_size = found->ring_size;
 	mem_cgroup_put(found->memcg);	/* @vq holds its own */
-	kfree(found);
+	vq->spare = found;		/* for its next stay here */
 	krc_event(KRC_EV_VQ_CACHE_HITS);
 	return true;
 }
@@ -147,14 +153,13 @@ bool krc_dp_cache_give(struct krc_vqueue *vq)
 	struct krc_dp_spare *s, *old = NULL;
 	bool kept = false;
 
-	if (!max || !vq->dma_dev || !vq->slots)
+	if (!max || !vq->dma_dev || !vq->slots || !vq->spare ||
+	    vq->inflight || vq->nfree != vq->depth)
 		return false;
 	if (vq->ring_mem &&
 	    WARN_ON_ONCE(krc_ring_mapped(vq->ring_mem, vq->ring_size)))
 		return false;
-	s = kmalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return false;
+	s = vq->spare;
 	s->memcg = vq->memcg;
 	s->since = jiffies;
 	s->dma_dev = vq->dma_dev;
@@ -184,10 +189,9 @@ bool krc_dp_cache_give(struct krc_vqueue *vq)
 	spin_unlock(&krc_dp_cache.lock);
 	if (old)
 		krc_dp_spare_free(old);
-	if (!kept) {
-		kfree(s);
+	if (!kept)
 		return false;
-	}
+	vq->spare = NULL;
 	vq->memcg = NULL;
 	vq->dma_dev = NULL;
 	vq->slots = NULL;

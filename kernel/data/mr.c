@@ -37,6 +37,146 @@ static DEFINE_XARRAY(krc_rkeys);
  */
 static DECLARE_WAIT_QUEUE_HEAD(krc_mr_wq);
 
+/*
+ * Processes whose last VQ closed: everything they held is given back,
+ * their context (and the mm_struct it holds, never reused meanwhile)
+ * waits up to KRC_PROC_IDLE for the same process's next VQ, which takes
+ * it instead of allocating one (a process that opens and closes one VQ
+ * at a time). It keeps its throttle: closing every VQ does not reset it.
+ */
+#define KRC_PROC_IDLE		HZ
+#define KRC_PROC_IDLE_MAX	64
+static DEFINE_SPINLOCK(krc_procs_idle_lock);
+static LIST_HEAD(krc_procs_idle);
+static u32 krc_nprocs_idle;
+static void krc_procs_reap(struct work_struct *work);
+static DECLARE_DELAYED_WORK(krc_procs_reap_work, krc_procs_reap);
+
+static void krc_proc_init(struct krc_proc *proc)
+{
+	kref_init(&proc->ref);
+	mutex_init(&proc->lock);
+	spin_lock_init(&proc->ilock);
+	xa_init(&proc->mrs);
+	xa_init(&proc->rkeys);
+	xa_init_flags(&proc->lmrs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&proc->locks, XA_FLAGS_ALLOC1);
+	proc->wrs = 0;
+	proc->bytes = 0;
+	atomic_set(&proc->nports, 0);
+	atomic_set(&proc->high_vqs, 0);
+	atomic_set(&proc->nvqs, 1);
+}
+
+/* The idle context of @mm, taken off the idle list; NULL if none. */
+static struct krc_proc *krc_proc_idle_take(struct mm_struct *mm)
+{
+	struct krc_proc *proc, *found = NULL;
+
+	spin_lock(&krc_procs_idle_lock);
+	list_for_each_entry(proc, &krc_procs_idle, idle_node) {
+		if (proc->mm == mm) {
+			list_del(&proc->idle_node);
+			krc_nprocs_idle--;
+			found = proc;
+			break;
+		}
+	}
+	spin_unlock(&krc_procs_idle_lock);
+	return found;
+}
+
+static void krc_proc_free(struct krc_proc *proc)
+{
+	kfree(proc->spare_vq);
+	mmdrop(proc->mm);
+	kfree(proc);
+	krc_obj_destroyed(KRC_OBJ_PROC);
+}
+
+/* @proc gave everything back: idle, or freed if too many are. */
+static void krc_proc_idle(struct krc_proc *proc)
+{
+	bool kept = false;
+
+	proc->idle_since = jiffies;
+	spin_lock(&krc_procs_idle_lock);
+	if (krc_nprocs_idle < KRC_PROC_IDLE_MAX) {
+		list_add(&proc->idle_node, &krc_procs_idle);
+		if (!krc_nprocs_idle++)
+			mod_delayed_work(krc_wq, &krc_procs_reap_work,
+					 KRC_PROC_IDLE);
+		kept = true;
+	}
+	spin_unlock(&krc_procs_idle_lock);
+	if (!kept)
+		krc_proc_free(proc);
+}
+
+/* Free the contexts idle since before @before (all: @all). */
+static void krc_procs_idle_cut(unsigned long before, bool all)
+{
+	struct krc_proc *proc, *tmp;
+	LIST_HEAD(old);
+
+	spin_lock(&krc_procs_idle_lock);
+	list_for_each_entry_safe_reverse(proc, tmp, &krc_procs_idle, idle_node) {
+		if (!all && time_after(proc->idle_since, before))
+			break;		/* the rest are newer */
+		list_move(&proc->idle_node, &old);
+		krc_nprocs_idle--;
+	}
+	if (krc_nprocs_idle)
+		mod_delayed_work(krc_wq, &krc_procs_reap_work, KRC_PROC_IDLE);
+	spin_unlock(&krc_procs_idle_lock);
+	list_for_each_entry_safe(proc, tmp, &old, idle_node)
+		krc_proc_free(proc);
+}
+
+static void krc_procs_reap(struct work_struct *work)
+{
+	krc_procs_idle_cut(jiffies - KRC_PROC_IDLE, false);
+}
+
+/* Module unload: every idle context freed (no VQ is left). */
+void krc_procs_idle_drain(void)
+{
+	krc_procs_idle_cut(0, true);
+	cancel_delayed_work_sync(&krc_procs_reap_work);
+	krc_procs_idle_cut(0, true);
+}
+
+/*
+ * The memory of @proc's last freed VQ, zeroed, for its next (charged to
+ * the same process: no allocation); NULL if there is none.
+ */
+struct krc_vqueue *krc_proc_take_vq(struct krc_proc *proc)
+{
+	struct krc_vqueue *vq;
+
+	spin_lock(&proc->ilock);
+	vq = proc->spare_vq;
+	proc->spare_vq = NULL;
+	spin_unlock(&proc->ilock);
+	if (vq)
+		memset(vq, 0, sizeof(*vq));
+	return vq;
+}
+
+/* Keep the memory of @vq (freed) for @proc's next VQ; false: free it. */
+bool krc_proc_keep_vq(struct krc_proc *proc, struct krc_vqueue *vq)
+{
+	bool kept = false;
+
+	spin_lock(&proc->ilock);
+	if (!proc->spare_vq) {
+		proc->spare_vq = vq;
+		kept = true;
+	}
+	spin_unlock(&proc->ilock);
+	return kept;
+}
+
 /* The process of @mm, for one more of its VQs; ERR_PTR on error. */
 struct krc_proc *krc_proc_get(struct mm_struct *mm)
 {
@@ -55,18 +195,18 @@ struct krc_proc *krc_proc_get(struct mm_struct *mm)
 			return proc;
 		}
 	}
+	proc = krc_proc_idle_take(mm);
+	if (proc) {
+		krc_proc_init(proc);	/* its mm still grabbed */
+		hash_add(krc_procs, &proc->hnode, (unsigned long)mm);
+		mutex_unlock(&krc_procs_lock);
+		return proc;
+	}
 	proc = kzalloc(sizeof(*proc), GFP_KERNEL_ACCOUNT);
 	if (proc) {
-		kref_init(&proc->ref);
 		mmgrab(mm);
 		proc->mm = mm;
-		mutex_init(&proc->lock);
-		spin_lock_init(&proc->ilock);
-		xa_init(&proc->mrs);
-		xa_init(&proc->rkeys);
-		xa_init_flags(&proc->lmrs, XA_FLAGS_ALLOC1);
-		xa_init_flags(&proc->locks, XA_FLAGS_ALLOC1);
-		atomic_set(&proc->nvqs, 1);
+		krc_proc_init(proc);
 		hash_add(krc_procs, &proc->hnode, (unsigned long)mm);
 		krc_obj_created(KRC_OBJ_PROC);
 	}
@@ -222,9 +362,7 @@ void krc_proc_put(struct krc_proc *proc)
 	xa_destroy(&proc->lmrs);
 	xa_destroy(&proc->mrs);
 	xa_destroy(&proc->rkeys);
-	mmdrop(proc->mm);
-	kfree(proc);
-	krc_obj_destroyed(KRC_OBJ_PROC);
+	krc_proc_idle(proc);
 }
 
 static int krc_ib_access(u32 access)

@@ -82,6 +82,7 @@ static void krc_vq_id_put(struct krc_vqueue *vq)
 
 static int krc_vq_open(struct inode *inode, struct file *file)
 {
+	struct krc_proc *proc = NULL;
 	struct krc_vqueue *vq;
 	int ret;
 
@@ -89,8 +90,19 @@ static int krc_vq_open(struct inode *inode, struct file *file)
 		atomic_dec(&krc_nvqs);
 		return -EMFILE;
 	}
-	vq = kzalloc(sizeof(*vq), GFP_KERNEL_ACCOUNT);
+	if (current->mm) {
+		proc = krc_proc_get(current->mm);
+		if (IS_ERR(proc)) {
+			atomic_dec(&krc_nvqs);
+			return PTR_ERR(proc);
+		}
+	}
+	/* The memory of this process's last VQ, or new. */
+	vq = proc ? krc_proc_take_vq(proc) : NULL;
+	if (!vq)
+		vq = kzalloc(sizeof(*vq), GFP_KERNEL_ACCOUNT);
 	if (!vq) {
+		krc_proc_put(proc);
 		atomic_dec(&krc_nvqs);
 		return -ENOMEM;
 	}
@@ -107,14 +119,7 @@ static int krc_vq_open(struct inode *inode, struct file *file)
 	INIT_WORK(&vq->close_work, krc_vq_close_work);
 	vq->owner_tgid = task_tgid_nr(current);
 	vq->mm = current->mm;
-	if (vq->mm) {
-		vq->proc = krc_proc_get(vq->mm);
-		if (IS_ERR(vq->proc)) {
-			ret = PTR_ERR(vq->proc);
-			vq->proc = NULL;
-			goto err;
-		}
-	}
+	vq->proc = proc;
 	ret = krc_vq_id_get(vq);
 	if (ret)
 		goto err;
@@ -195,13 +200,16 @@ void krc_vq_unbind(struct krc_vqueue *vq)
 static void krc_vq_free(struct kref *ref)
 {
 	struct krc_vqueue *vq = container_of(ref, struct krc_vqueue, ref);
+	struct krc_proc *proc = vq->proc;
 
 	krc_vq_free_port(vq);
 	krc_vq_dp_free(vq);
 	krc_prio_vq_gone(vq);
-	krc_proc_put(vq->proc);
 	mutex_destroy(&vq->lock);
-	kfree(vq);
+	/* Its memory for the process's next VQ, or freed. */
+	if (!proc || !krc_proc_keep_vq(proc, vq))
+		kfree(vq);
+	krc_proc_put(proc);
 	atomic_dec(&krc_nvqs);
 	krc_obj_destroyed(KRC_OBJ_VQ);
 }

@@ -768,6 +768,18 @@ static int do_throttle(const char *peer, const char *info)
 	fill_rw(&w, KRCORE_WR_READ, buf, 8, mr.lkey, raddr, rkey, 99);
 	if (raw_push(vq, &w, 1, &res) != -1 || errno != EBUSY)
 		FAIL("a throttled process posted");
+	/* Closing its every VQ does not lift it: a new VQ is throttled. */
+	krc_vq_close(vq);
+	vq = open_connected(peer, 0, NULL);
+	if (krc_reg_mr(vq, buf, 4096, KRCORE_ACCESS_LOCAL_WRITE, &mr))
+		die("reg_mr");
+	fill_rw(&w, KRCORE_WR_READ, buf, 8, mr.lkey, raddr, rkey, 100);
+	if (raw_push(vq, &w, 1, &res) != -1 || errno != EBUSY ||
+	    res.reason != KRCORE_R_THROTTLED)
+		FAIL("its only VQ closed and a new one opened: not throttled (%s, reason %u)",
+		     strerror(errno), res.reason);
+	else
+		OK("a new VQ after closing every one: still EBUSY/THROTTLED");
 	krc_vq_close(vq);
 	return failures ? 1 : 0;
 }

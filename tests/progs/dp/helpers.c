@@ -147,16 +147,16 @@ int dp_reap(struct krc_vq *vq, struct krcore_cqe *c, int n, int base,
 
 struct krcore_ring dp_ring_header(struct krc_vq *vq, uint32_t size)
 {
+	const struct krcore_ring *r = krc_vq_ring(vq);
 	struct krcore_ring h;
-	void *m = mmap(NULL, size, PROT_READ, MAP_SHARED, krc_vq_fd(vq), 0);
 
 	memset(&h, 0xff, sizeof(h));
-	if (m == MAP_FAILED) {
-		FAIL("mmap of the completion ring: %s", strerror(errno));
+	if (!r) {
+		FAIL("no completion ring");
 		return h;
 	}
-	memcpy(&h, m, sizeof(h));
-	munmap(m, size);
+	memcpy(&h, r, sizeof(h));
+	h.recoveries = __atomic_load_n(&r->recoveries, __ATOMIC_ACQUIRE);
 	return h;
 }
 
