@@ -209,6 +209,7 @@ err_conn:
 	krc_conn_layer_exit();
 err_core:
 	krc_core_exit();
+	krc_stats_exit();
 	return ret;
 }
 
@@ -224,6 +225,7 @@ static void __exit krc_exit(void)
 	krc_core_exit();
 	if (!krc_stats_report_leaks())
 		pr_info("krcore: unloaded, every object freed\n");
+	krc_stats_exit();
 }
 
 module_init(krc_init);

@@ -34,5 +34,4 @@ int krc_core_init(void)
 void krc_core_exit(void)
 {
 	destroy_workqueue(krc_wq);
-	krc_stats_exit();
 }

@@ -4,12 +4,13 @@
  */
 #include <linux/device.h>
 #include <linux/kernel.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 
 #include "core/core.h"
 
-atomic64_t krc_obj_live[KRC_NR_OBJ][2];
-atomic64_t krc_events[KRC_NR_EV];
+struct krc_stat_cpu __percpu *krc_stat_cpu;
+atomic64_t krc_gauges[KRC_NR_EV];
 
 static const char * const krc_obj_names[KRC_NR_OBJ] = {
 	[KRC_OBJ_VQ] = "vq",
@@ -236,11 +237,9 @@ static const char * const krc_event_names[KRC_NR_EV] = {
 	[KRC_EV_VQ_CACHE_KEPT] = "vq_cache_kept",
 };
 
-#define KRC_NR_STATS	(2 * KRC_NR_OBJ + KRC_NR_EV)
-
 struct krc_stat_attr {
 	struct device_attribute attr;
-	atomic64_t *value;
+	int index;		/* in struct krc_stat_cpu */
 	char name[32];
 };
 
@@ -257,16 +256,28 @@ const struct attribute_group *krc_stats_groups[] = {
 	NULL
 };
 
+/* Count @i of every CPU, and its gauge if it is an event's. */
+static s64 krc_stat_sum(int i)
+{
+	s64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(krc_stat_cpu, cpu)->v[i];
+	if (i >= 2 * KRC_NR_OBJ)
+		sum += atomic64_read(&krc_gauges[i - 2 * KRC_NR_OBJ]);
+	return sum;
+}
+
 static ssize_t krc_stat_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
 {
 	struct krc_stat_attr *sa = container_of(attr, struct krc_stat_attr, attr);
 
-	return sysfs_emit(buf, "%lld\n", atomic64_read(sa->value));
+	return sysfs_emit(buf, "%lld\n", krc_stat_sum(sa->index));
 }
 
-static void krc_stat_attr_init(int i, const char *name, const char *suffix,
-			       atomic64_t *value)
+static void krc_stat_attr_init(int i, const char *name, const char *suffix)
 {
 	struct krc_stat_attr *sa = &krc_stat_attrs[i];
 
@@ -275,7 +286,7 @@ static void krc_stat_attr_init(int i, const char *name, const char *suffix,
 	sa->attr.attr.name = sa->name;
 	sa->attr.attr.mode = 0444;
 	sa->attr.show = krc_stat_show;
-	sa->value = value;
+	sa->index = i;
 	krc_attr_ptrs[i] = &sa->attr.attr;
 }
 
@@ -283,25 +294,29 @@ int krc_stats_init(void)
 {
 	int i, n = 0;
 
+	krc_stat_cpu = alloc_percpu(struct krc_stat_cpu);
 	krc_stat_attrs = kcalloc(KRC_NR_STATS, sizeof(*krc_stat_attrs),
 				 GFP_KERNEL);
-	if (!krc_stat_attrs)
+	if (!krc_stat_attrs || !krc_stat_cpu) {
+		krc_stats_exit();
 		return -ENOMEM;
+	}
 	for (i = 0; i < KRC_NR_OBJ; i++) {
-		krc_stat_attr_init(n++, krc_obj_names[i], "_created",
-				   &krc_obj_live[i][0]);
-		krc_stat_attr_init(n++, krc_obj_names[i], "_destroyed",
-				   &krc_obj_live[i][1]);
+		krc_stat_attr_init(n++, krc_obj_names[i], "_created");
+		krc_stat_attr_init(n++, krc_obj_names[i], "_destroyed");
 	}
 	for (i = 0; i < KRC_NR_EV; i++)
-		krc_stat_attr_init(n++, krc_event_names[i], "", &krc_events[i]);
+		krc_stat_attr_init(n++, krc_event_names[i], "");
 	return 0;
 }
 
+/* After everything else went (and the leak report: it reads them). */
 void krc_stats_exit(void)
 {
 	kfree(krc_stat_attrs);
 	krc_stat_attrs = NULL;
+	free_percpu(krc_stat_cpu);
+	krc_stat_cpu = NULL;
 }
 
 int krc_stats_report_leaks(void)
@@ -310,8 +325,8 @@ int krc_stats_report_leaks(void)
 	s64 c, d;
 
 	for (i = 0; i < KRC_NR_OBJ; i++) {
-		c = atomic64_read(&krc_obj_live[i][0]);
-		d = atomic64_read(&krc_obj_live[i][1]);
+		c = krc_stat_sum(2 * i);
+		d = krc_stat_sum(2 * i + 1);
 		if (c == d)
 			continue;
 		pr_err("krcore: leak: %lld of %lld %s objects not destroyed\n",

@@ -11,6 +11,7 @@
 #define KRC_STATS_H
 
 #include <linux/atomic.h>
+#include <linux/percpu.h>
 #include <linux/sysfs.h>
 
 enum krc_obj {
@@ -254,35 +255,47 @@ enum krc_event {
 	KRC_NR_EV
 };
 
-extern atomic64_t krc_obj_live[KRC_NR_OBJ][2];
-extern atomic64_t krc_events[KRC_NR_EV];
+/*
+ * Every count, per CPU (no cache line bounces between the CPUs that open,
+ * connect and post at once): objects created and destroyed by kind, then
+ * the events; sysfs shows their sums. Gauges (krc_event_max) are one
+ * atomic each instead.
+ */
+#define KRC_NR_STATS	(2 * KRC_NR_OBJ + KRC_NR_EV)
+
+struct krc_stat_cpu {
+	s64 v[KRC_NR_STATS];
+};
+
+extern struct krc_stat_cpu __percpu *krc_stat_cpu;
+extern atomic64_t krc_gauges[KRC_NR_EV];
 
 static inline void krc_obj_created(enum krc_obj kind)
 {
-	atomic64_inc(&krc_obj_live[kind][0]);
+	this_cpu_inc(krc_stat_cpu->v[2 * kind]);
 }
 
 static inline void krc_obj_destroyed(enum krc_obj kind)
 {
-	atomic64_inc(&krc_obj_live[kind][1]);
+	this_cpu_inc(krc_stat_cpu->v[2 * kind + 1]);
 }
 
 static inline void krc_event(enum krc_event ev)
 {
-	atomic64_inc(&krc_events[ev]);
+	this_cpu_inc(krc_stat_cpu->v[2 * KRC_NR_OBJ + ev]);
 }
 
 static inline void krc_event_add(enum krc_event ev, s64 n)
 {
-	atomic64_add(n, &krc_events[ev]);
+	this_cpu_add(krc_stat_cpu->v[2 * KRC_NR_OBJ + ev], n);
 }
 
 /* A gauge's high-water mark: @v if it is above. */
 static inline void krc_event_max(enum krc_event ev, s64 v)
 {
-	s64 cur = atomic64_read(&krc_events[ev]);
+	s64 cur = atomic64_read(&krc_gauges[ev]);
 
-	while (v > cur && !atomic64_try_cmpxchg(&krc_events[ev], &cur, v))
+	while (v > cur && !atomic64_try_cmpxchg(&krc_gauges[ev], &cur, v))
 		;
 }
 
