@@ -55,7 +55,7 @@ struct krc_proc {
 	struct hlist_node hnode;	/* krc_procs, by mm */
 	struct list_head idle_node;	/* idle: no VQ left (mr.c) */
 	unsigned long idle_since;	/* jiffies */
-	struct krc_vqueue *spare_vq;	/* its last VQ's memory (ilock) */
+	struct krc_vqueue *spare_vq;	/* its last VQ's memory (xchg) */
 	struct kref ref;
 	struct mm_struct *mm;		/* the key (mmgrab'ed) */
 	struct mutex lock;		/* registrations */

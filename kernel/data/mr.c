@@ -152,12 +152,8 @@ void krc_procs_idle_drain(void)
  */
 struct krc_vqueue *krc_proc_take_vq(struct krc_proc *proc)
 {
-	struct krc_vqueue *vq;
+	struct krc_vqueue *vq = xchg(&proc->spare_vq, NULL);
 
-	spin_lock(&proc->ilock);
-	vq = proc->spare_vq;
-	proc->spare_vq = NULL;
-	spin_unlock(&proc->ilock);
 	if (vq)
 		memset(vq, 0, sizeof(*vq));
 	return vq;
@@ -166,15 +162,7 @@ struct krc_vqueue *krc_proc_take_vq(struct krc_proc *proc)
 /* Keep the memory of @vq (freed) for @proc's next VQ; false: free it. */
 bool krc_proc_keep_vq(struct krc_proc *proc, struct krc_vqueue *vq)
 {
-	bool kept = false;
-
-	spin_lock(&proc->ilock);
-	if (!proc->spare_vq) {
-		proc->spare_vq = vq;
-		kept = true;
-	}
-	spin_unlock(&proc->ilock);
-	return kept;
+	return !cmpxchg(&proc->spare_vq, NULL, vq);
 }
 
 /* The process of @mm, for one more of its VQs; ERR_PTR on error. */
