@@ -122,8 +122,12 @@ else
 	param fault_dg_dup_every 0
 	check "D: a bad rkey over datagrams: REM_ACCESS_ERR, the VQ goes on" \
 		'"$KRC_TBIN/dp_badrkey" "$META" "$INFO"'
+	# 20 failing READs from one process, one per VQ: not a throttle
+	# test (closing its VQs does not lift a throttle: t_harden_remote).
+	param break_limit 0
 	check "D: a 64 KiB READ whose first datagram fails: one completion; VQs closed with its datagrams out" \
 		'"$KRC_TBIN/dg_once" "$META" "$INFO" split 20'
+	param break_limit 3
 	check "D: every VQ freed (none kept by its datagrams)" \
 		'wait_for 30 "eq \"\$(counter vq_created)\" \"\$(counter vq_destroyed)\""'
 	barrier d_done
