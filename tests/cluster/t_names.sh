@@ -70,6 +70,8 @@ if [ "$KRC_NODE" = 1 ]; then
 		'grep -q "4 lookups over datagrams only: by message" "$KRC_RUN/hold.out" &&
 		 eq "$(counter name_asked)" 4 && eq "$(counter name_lookups)" 3 &&
 		 eq "$(counter name_misses)" 1 && eq "$(counter name_rereads)" 0'
+	# A call not answered in time is sent again: the owner answers each copy.
+	counter lmr_retransmits >"$KRC_RUN/n1.rtx"
 fi
 barrier published
 if [ "$KRC_NODE" = 2 ]; then
@@ -77,8 +79,9 @@ if [ "$KRC_NODE" = 2 ]; then
 	check "node2: 4 names, 2 publishes refused (both EEXIST)" \
 		'eq "$(names)" 4 && eq "$(counter name_publishes)" 4 &&
 		 eq "$(counter name_refused)" 2'
-	check "node2 answered node1's 4 lookups by message" \
-		'eq "$(counter name_answered)" 4'
+	rtx=$(cat "$KRC_RUN/n1.rtx")
+	check "node2 answered node1's 4 lookups by message (and any copy node1 sent again: $rtx)" \
+		'ge "$(counter name_answered)" 4 && ge $((4 + rtx)) "$(counter name_answered)"'
 fi
 if [ "$KRC_NODE" != 1 ]; then
 	"$NAME" use "$OWNER" "$KRC_NODE" >"$KRC_RUN/use.$KRC_NODE" 2>&1 &
